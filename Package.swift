@@ -1,0 +1,25 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+// The `.so` exports only the `ydb_` symbols the header declares; the version
+// script hides the engine's Swift symbols (see `Sources/YDBViewC/exports.map`).
+let exportsMap = Context.packageDirectory + "/Sources/YDBViewC/exports.map"
+
+let package = Package(
+    name: "ydbview",
+    products: [
+        .library(name: "YDBView", targets: ["YDBView"]),
+        .library(name: "ydbview", type: .dynamic, targets: ["YDBViewC"]),
+        .executable(name: "ydbview-cli", targets: ["ydbview-cli"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite",
+                       pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "YDBView", dependencies: ["CSQLite"], path: "Sources/YDBView"),
+        .target(name: "YDBViewC", dependencies: ["YDBView"], path: "Sources/YDBViewC",
+                exclude: ["exports.map"],
+                linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(exportsMap)"])]),
+        .executableTarget(name: "ydbview-cli", dependencies: ["YDBView"], path: "Sources/ydbview-cli"),
+        .testTarget(name: "YDBViewTests", dependencies: ["YDBView"], path: "Tests/YDBViewTests"),
+    ]
+)
