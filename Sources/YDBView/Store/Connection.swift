@@ -96,7 +96,7 @@ public final class Connection {
             do {
                 let (state, _) = try database.beginSnapshot(on: handle, for: self, immediate: true)
                 lastSnapshot = state.snapshot
-                let transaction = try ReadWriteTransaction(connection: self, state: state)
+                let transaction = ReadWriteTransaction(connection: self, state: state)
                 activeTransaction = transaction
                 return transaction
             } catch {
@@ -133,7 +133,7 @@ public final class Connection {
         lock.withLock {
             guard activeTransaction === transaction else { return }
             activeTransaction = nil
-            if endSQLite && longLivedState == nil { try? handle.execute("COMMIT") }
+            if endSQLite && longLivedState == nil { endSQLiteRead() }
         }
     }
 
@@ -159,7 +159,7 @@ public final class Connection {
             if activeTransaction != nil {
                 throw YDBError(.misuse, "cannot begin a long-lived read transaction while a transaction is active")
             }
-            if longLivedState != nil { try? handle.execute("COMMIT") }
+            if longLivedState != nil { endSQLiteRead() }
             longLivedState = nil
             let (state, skipped) = try database.beginSnapshot(on: handle, for: self)
             longLivedState = state
@@ -173,7 +173,13 @@ public final class Connection {
         lock.withLock {
             guard longLivedState != nil, activeTransaction == nil else { return }
             longLivedState = nil
-            try? handle.execute("COMMIT")
+            endSQLiteRead()
         }
+    }
+
+    /// Ends SQLite's read transaction on this handle.
+    private func endSQLiteRead() {
+        handle.resetAll()
+        try? handle.execute("COMMIT")
     }
 }

@@ -44,6 +44,11 @@ public final class Database {
     public init(path: String?) throws {
         if let path {
             try validateName(path, "database path")
+            // SQLite reads "" as "a new private temporary database per handle",
+            // which cannot be shared between connections.
+            if path.isEmpty || path == ":memory:" {
+                throw YDBError(.invalidArgument, "database path must name a file (use nil for a temporary database)")
+            }
             self.path = path
             temporaryDirectory = nil
         } else {
@@ -159,9 +164,11 @@ public final class Database {
 
     /// Commits a read-write transaction's SQLite work and publishes its state
     /// and notification atomically with respect to readers.
+    /// Returns the observers to call; the caller calls them once it has
+    /// released its locks, so an observer may itself read or write.
     func commit(on handle: SQLiteHandle, by connection: Connection, state: PublishedState,
-                notification: CommitNotification?) throws {
-        let toNotify: [(CommitNotification) -> Void] = try stateLock.withLock {
+                notification: CommitNotification?) throws -> [(CommitNotification) -> Void] {
+        try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.execute("COMMIT")
             published = state
@@ -172,10 +179,7 @@ public final class Database {
             guard let notification else { return [] }
             notifications.append(notification)
             pruneNotifications()
-            return Array(observers.values)
-        }
-        if let notification {
-            for observer in toNotify { observer(notification) }
+            return observers.keys.sorted().map { observers[$0]! }
         }
     }
 
@@ -186,10 +190,15 @@ public final class Database {
 
     /// The connection used for registering views.
     func withInternalConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        let connection: Connection = try stateLock.withLock {
+        let existing: Connection? = try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
-            if let existing = internalConnection { return existing }
-            let made = try Connection(database: self, tracksNotifications: false)
+            return internalConnection
+        }
+        if let existing { return try body(existing) }
+        // Created outside the lock: opening a connection reads the snapshot.
+        let made = try Connection(database: self, tracksNotifications: false)
+        let connection: Connection = stateLock.withLock {
+            if let raced = internalConnection { return raced }
             internalConnection = made
             return made
         }

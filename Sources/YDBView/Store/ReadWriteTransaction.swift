@@ -26,22 +26,25 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Makes every change durable and visible, publishes one commit
     /// notification (when anything changed) and ends the transaction.
     public func commit() throws {
-        try connection.lock.withLock {
+        let deliver: () -> Void = try connection.lock.withLock {
             if ended { throw YDBError(.misuse, "transaction used after it ended") }
             if let failure {
                 rollback()
                 throw YDBError(failure.code, "transaction rolled back: \(failure.message)")
             }
             do {
-                try finishCommit()
+                return try finishCommit()
             } catch let error as YDBError {
                 rollback()
                 throw error
             }
         }
+        // Observers run with no lock held: they may read or write themselves.
+        deliver()
     }
 
-    private func finishCommit() throws {
+    /// Commits and returns what delivers the notification to observers.
+    private func finishCommit() throws -> () -> Void {
         var newState = state
         var logs: [String: ViewCommitLog] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
@@ -59,15 +62,18 @@ public final class ReadWriteTransaction: ReadTransaction {
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs)
         }
-        try connection.database.commit(on: handle, by: connection, state: newState, notification: notification)
+        let observers = try connection.database.commit(on: handle, by: connection, state: newState,
+                                                       notification: notification)
         markEnded()
         connection.writeTransactionEnded(self, snapshot: snapshot)
+        return { if let notification { for observer in observers { observer(notification) } } }
     }
 
     /// Discards every change and ends the transaction. No-op when ended.
     public func rollback() {
         connection.lock.withLock {
             guard !ended else { return }
+            handle.resetAll()
             try? handle.execute("ROLLBACK")
             markEnded()
             connection.writeTransactionEnded(self, snapshot: startSnapshot)

@@ -71,6 +71,12 @@ final class SQLiteHandle {
         return OwnedStatement(statement: Statement(handle: self, raw: prepared))
     }
 
+    /// Resets every cached statement, so none keeps a read open when the
+    /// transaction ends.
+    func resetAll() {
+        for statement in cache.values { sqlite3_reset(statement) }
+    }
+
     /// Forgets cached statements (needed after tables they use are dropped).
     func clearStatementCache() {
         for statement in cache.values { sqlite3_finalize(statement) }

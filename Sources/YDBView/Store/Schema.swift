@@ -6,7 +6,7 @@ enum Schema {
     static let create = """
         CREATE TABLE IF NOT EXISTS ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS ydb_rows (
-            rowid INTEGER PRIMARY KEY,
+            rowid INTEGER PRIMARY KEY AUTOINCREMENT,
             collection TEXT NOT NULL,
             key TEXT NOT NULL,
             object BLOB NOT NULL,
@@ -19,6 +19,9 @@ enum Schema {
             format INTEGER NOT NULL);
         INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('snapshot', 0);
         """
+
+    // Row ids are never reused (AUTOINCREMENT): views and changesets identify
+    // rows by id across commits, so a new row must not take a removed row's id.
 
     /// Creates or checks the schema; returns the current snapshot number.
     static func prepare(_ handle: SQLiteHandle) throws -> UInt64 {

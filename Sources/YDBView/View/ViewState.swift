@@ -94,8 +94,9 @@ struct ViewState: ViewContents {
 /// without calling the sorting callback. A new row takes a label between its
 /// neighbours'; when they are adjacent, a window around it is spread out again.
 enum OrderLabels {
-    static let lowest: Int64 = -(1 << 62)
-    static let highest: Int64 = 1 << 62
+    static let lowest: Int64 = -(1 << 61)
+    /// ±2^61 keeps every difference of two labels within Int64.
+    static let highest: Int64 = 1 << 61
     /// Gap left after the last row by appends (and before the first by prepends).
     static let step: Int64 = 1 << 32
 

@@ -1,0 +1,53 @@
+import Foundation
+@testable import YDBView
+
+/// Objects in view tests are "group|rank" strings: easy to write, easy to read.
+enum Item {
+    static func encode(group: String?, rank: Int) -> [UInt8] { Array("\(group ?? "-")|\(rank)".utf8) }
+    static func group(_ bytes: [UInt8]?) -> String? {
+        guard let bytes, let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        let group = String(text.split(separator: "|", omittingEmptySubsequences: false)[0])
+        return group == "-" ? nil : group
+    }
+    static func rank(_ bytes: [UInt8]?) -> Int {
+        guard let bytes, let text = String(bytes: bytes, encoding: .utf8) else { return 0 }
+        return Int(text.split(separator: "|", omittingEmptySubsequences: false).last ?? "") ?? 0
+    }
+}
+
+/// Counts callback invocations so tests can assert what ran.
+final class CallCounter {
+    var grouping = 0
+    var sorting = 0
+}
+
+/// A view grouped by the object's group and sorted by rank, then key.
+func rankView(counter: CallCounter = CallCounter(), tag: String = "1", persistent: Bool = true,
+              collections: Set<String>? = nil) -> View {
+    let grouping = ViewGrouping(flavour: .object) { row in
+        counter.grouping += 1
+        return Item.group(row.object)
+    }
+    let sorting = ViewSorting(flavour: .object) { _, a, b in
+        counter.sorting += 1
+        let ra = Item.rank(a.object), rb = Item.rank(b.object)
+        if ra != rb { return ra < rb ? .ascending : .descending }
+        if a.key != b.key { return a.key < b.key ? .ascending : .descending }
+        return a.collection < b.collection ? .ascending : a.collection == b.collection ? .same : .descending
+    }
+    return View(grouping: grouping, sorting: sorting, versionTag: tag, isPersistent: persistent,
+                allowedCollections: collections)
+}
+
+extension ViewTransaction {
+    /// Every group's keys in view order.
+    func dump() throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for group in try allGroups() {
+            var keys: [String] = []
+            try enumerateKeys(inGroup: group) { rowKey, _, _ in keys.append(rowKey.key) }
+            result[group] = keys
+        }
+        return result
+    }
+}
