@@ -1,0 +1,353 @@
+/// A persistent B+tree of unique, ordered keys with subtree counts.
+///
+/// - Ordered by `Key`; every node knows how many elements lie below it, so
+///   "element at index" and "index of key" are O(log n).
+/// - A value type with structural sharing: copying a tree is O(1), and a
+///   mutation copies only the nodes on its path that another copy still
+///   shares (copy-on-write per node). This is what lets a commit publish a new
+///   view state while readers keep the old one.
+///
+/// Views use it twice: a group is `CountedTree<Int64 label, Int64 rowid>`
+/// (labels encode the sorted order, see `OrderLabels`), and the row index is
+/// `CountedTree<Int64 rowid, RowPlace>`.
+struct CountedTree<Key: Comparable, Value> {
+    final class Node {
+        /// Leaf: the elements' keys. Internal: the largest key below each child.
+        var keys: [Key]
+        /// Leaf only.
+        var values: [Value]
+        /// Internal only (never empty for an internal node).
+        var children: [Node]
+        /// Internal only: element count below each child.
+        var counts: [Int]
+        var total: Int
+
+        init(keys: [Key], values: [Value]) {
+            self.keys = keys
+            self.values = values
+            self.children = []
+            self.counts = []
+            self.total = keys.count
+        }
+
+        init(children: [Node]) {
+            self.keys = children.map { $0.keys.last! }
+            self.values = []
+            self.children = children
+            self.counts = children.map(\.total)
+            self.total = counts.reduce(0, +)
+        }
+
+        private init(copying other: Node) {
+            keys = other.keys
+            values = other.values
+            children = other.children
+            counts = other.counts
+            total = other.total
+        }
+
+        var isLeaf: Bool { children.isEmpty }
+        func copy() -> Node { Node(copying: self) }
+
+        /// First slot whose key is >= `key` (a leaf's insertion point, an
+        /// internal node's child to descend into; clamped to the last child).
+        func slot(for key: Key) -> Int {
+            var low = 0, high = keys.count
+            while low < high {
+                let mid = (low + high) / 2
+                if keys[mid] < key { low = mid + 1 } else { high = mid }
+            }
+            return isLeaf ? low : Swift.min(low, keys.count - 1)
+        }
+    }
+
+    private(set) var root: Node?
+    /// Most entries a node holds before it splits. Tiny capacities in tests
+    /// exercise splits and merges with few elements.
+    let capacity: Int
+
+    init(capacity: Int = 64) {
+        precondition(capacity >= 4)
+        self.capacity = capacity
+    }
+
+    /// Builds a tree from elements already sorted by strictly increasing key, in O(n).
+    init<S: Sequence>(sorted elements: S, capacity: Int = 64) where S.Element == (Key, Value) {
+        self.init(capacity: capacity)
+        let fill = Swift.max(2, capacity * 3 / 4)
+        var level: [Node] = []
+        var keys: [Key] = [], values: [Value] = []
+        keys.reserveCapacity(fill)
+        values.reserveCapacity(fill)
+        for (key, value) in elements {
+            keys.append(key)
+            values.append(value)
+            if keys.count == fill {
+                level.append(Node(keys: keys, values: values))
+                keys.removeAll(keepingCapacity: true)
+                values.removeAll(keepingCapacity: true)
+            }
+        }
+        if !keys.isEmpty { level.append(Node(keys: keys, values: values)) }
+        while level.count > 1 {
+            level = stride(from: 0, to: level.count, by: fill).map {
+                Node(children: Array(level[$0 ..< Swift.min($0 + fill, level.count)]))
+            }
+        }
+        root = level.first
+    }
+
+    var count: Int { root?.total ?? 0 }
+    var isEmpty: Bool { count == 0 }
+
+    // MARK: Lookups
+
+    func value(for key: Key) -> Value? {
+        guard var node = root else { return nil }
+        while !node.isLeaf { node = node.children[node.slot(for: key)] }
+        let slot = node.slot(for: key)
+        return slot < node.keys.count && node.keys[slot] == key ? node.values[slot] : nil
+    }
+
+    func index(of key: Key) -> Int? {
+        guard var node = root else { return nil }
+        var offset = 0
+        while !node.isLeaf {
+            let slot = node.slot(for: key)
+            for child in 0 ..< slot { offset += node.counts[child] }
+            node = node.children[slot]
+        }
+        let slot = node.slot(for: key)
+        return slot < node.keys.count && node.keys[slot] == key ? offset + slot : nil
+    }
+
+    /// Number of elements with a key smaller than `key`.
+    func rank(of key: Key) -> Int {
+        guard var node = root else { return 0 }
+        var offset = 0
+        while !node.isLeaf {
+            let slot = node.slot(for: key)
+            for child in 0 ..< slot { offset += node.counts[child] }
+            node = node.children[slot]
+        }
+        return offset + node.slot(for: key)
+    }
+
+    func element(at index: Int) -> (key: Key, value: Value)? {
+        guard index >= 0, index < count, var node = root else { return nil }
+        var remaining = index
+        while !node.isLeaf {
+            var slot = 0
+            while remaining >= node.counts[slot] {
+                remaining -= node.counts[slot]
+                slot += 1
+            }
+            node = node.children[slot]
+        }
+        return (node.keys[remaining], node.values[remaining])
+    }
+
+    var first: (key: Key, value: Value)? { element(at: 0) }
+    var last: (key: Key, value: Value)? { element(at: count - 1) }
+
+    /// Visits the elements with index in `range` (clamped), forwards or
+    /// backwards, until `body` returns false. Returns false when stopped.
+    @discardableResult
+    func forEach(in range: Range<Int>? = nil, reverse: Bool = false,
+                 _ body: (Key, Value) throws -> Bool) rethrows -> Bool {
+        guard let root else { return true }
+        let lower = Swift.max(0, range?.lowerBound ?? 0)
+        let upper = Swift.min(count, range?.upperBound ?? count)
+        guard lower < upper else { return true }
+        return try Self.visit(root, base: 0, lower ..< upper, reverse, body)
+    }
+
+    private static func visit(_ node: Node, base: Int, _ range: Range<Int>, _ reverse: Bool,
+                              _ body: (Key, Value) throws -> Bool) rethrows -> Bool {
+        if node.isLeaf {
+            let local = Swift.max(0, range.lowerBound - base) ..< Swift.min(node.keys.count, range.upperBound - base)
+            for slot in reverse ? Array(local.reversed()) : Array(local) {
+                if try !body(node.keys[slot], node.values[slot]) { return false }
+            }
+            return true
+        }
+        var starts: [Int] = []
+        var offset = base
+        for count in node.counts { starts.append(offset); offset += count }
+        let order = reverse ? Array(node.children.indices.reversed()) : Array(node.children.indices)
+        for child in order {
+            let childRange = starts[child] ..< starts[child] + node.counts[child]
+            guard childRange.overlaps(range) else { continue }
+            if try !visit(node.children[child], base: starts[child], range, reverse, body) { return false }
+        }
+        return true
+    }
+
+    // MARK: Mutations
+
+    /// Inserts a new element; the key must not be present yet.
+    mutating func insert(_ key: Key, _ value: Value) {
+        guard root != nil else {
+            root = Node(keys: [key], values: [value])
+            return
+        }
+        if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
+        if let right = insert(key, value, into: root!) {
+            root = Node(children: [root!, right])
+        }
+    }
+
+    /// Returns the new right sibling when `node` had to split.
+    private func insert(_ key: Key, _ value: Value, into node: Node) -> Node? {
+        node.total += 1
+        if node.isLeaf {
+            let slot = node.slot(for: key)
+            node.keys.insert(key, at: slot)
+            node.values.insert(value, at: slot)
+        } else {
+            let slot = node.slot(for: key)
+            if !isKnownUniquelyReferenced(&node.children[slot]) {
+                node.children[slot] = node.children[slot].copy()
+            }
+            let child = node.children[slot]
+            if let right = insert(key, value, into: child) {
+                node.children.insert(right, at: slot + 1)
+                node.counts.insert(right.total, at: slot + 1)
+                node.keys.insert(right.keys.last!, at: slot + 1)
+            }
+            node.counts[slot] = child.total
+            node.keys[slot] = child.keys.last!
+        }
+        return node.keys.count > capacity ? split(node) : nil
+    }
+
+    private func split(_ node: Node) -> Node {
+        let half = node.keys.count / 2
+        let right: Node
+        if node.isLeaf {
+            right = Node(keys: Array(node.keys[half...]), values: Array(node.values[half...]))
+            node.keys.removeSubrange(half...)
+            node.values.removeSubrange(half...)
+            node.total = node.keys.count
+        } else {
+            right = Node(children: Array(node.children[half...]))
+            node.children.removeSubrange(half...)
+            node.counts.removeSubrange(half...)
+            node.keys.removeSubrange(half...)
+            node.total = node.counts.reduce(0, +)
+        }
+        return right
+    }
+
+    /// Removes the element with `key`, returning its value (nil when absent).
+    @discardableResult
+    mutating func remove(_ key: Key) -> Value? {
+        guard root != nil, value(for: key) != nil else { return nil }
+        if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
+        let removed = remove(key, from: root!)
+        if root!.total == 0 {
+            root = nil
+        } else {
+            while !root!.isLeaf && root!.children.count == 1 { root = root!.children[0] }
+        }
+        return removed
+    }
+
+    /// The key is known to be present below `node`.
+    private func remove(_ key: Key, from node: Node) -> Value {
+        node.total -= 1
+        let slot = node.slot(for: key)
+        if node.isLeaf {
+            node.keys.remove(at: slot)
+            return node.values.remove(at: slot)
+        }
+        if !isKnownUniquelyReferenced(&node.children[slot]) {
+            node.children[slot] = node.children[slot].copy()
+        }
+        let child = node.children[slot]
+        let removed = remove(key, from: child)
+        if child.total == 0 {
+            node.children.remove(at: slot)
+            node.counts.remove(at: slot)
+            node.keys.remove(at: slot)
+        } else {
+            node.counts[slot] = child.total
+            node.keys[slot] = child.keys.last!
+            mergeIfSparse(node, at: slot)
+        }
+        return removed
+    }
+
+    /// Keeps nodes from thinning out after many removals: a child with fewer
+    /// than a quarter of the capacity is merged into a neighbour when both fit.
+    private func mergeIfSparse(_ node: Node, at slot: Int) {
+        guard node.children[slot].keys.count < capacity / 4, node.children.count > 1 else { return }
+        let left = slot > 0 ? slot - 1 : slot
+        let right = left + 1
+        guard node.children[left].keys.count + node.children[right].keys.count <= capacity else { return }
+        if !isKnownUniquelyReferenced(&node.children[left]) {
+            node.children[left] = node.children[left].copy()
+        }
+        let into = node.children[left], from = node.children[right]
+        into.keys += from.keys
+        into.values += from.values
+        into.children += from.children
+        into.counts += from.counts
+        into.total += from.total
+        node.children.remove(at: right)
+        node.counts.remove(at: right)
+        node.keys.remove(at: right)
+        node.counts[left] = into.total
+        node.keys[left] = into.keys.last!
+    }
+
+    /// Replaces the value stored under an existing key (no-op when absent).
+    mutating func updateValue(_ value: Value, for key: Key) {
+        guard root != nil, self.value(for: key) != nil else { return }
+        if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
+        var node = root!
+        while !node.isLeaf {
+            let slot = node.slot(for: key)
+            if !isKnownUniquelyReferenced(&node.children[slot]) {
+                node.children[slot] = node.children[slot].copy()
+            }
+            node = node.children[slot]
+        }
+        node.values[node.slot(for: key)] = value
+    }
+}
+
+extension CountedTree {
+    /// Checks every structural invariant; used by tests.
+    func checkInvariants() -> String? {
+        guard let root else { return nil }
+        var previous: Key?
+        func check(_ node: Node, depth: Int, leafDepth: inout Int?) -> String? {
+            if node.isLeaf {
+                if let expected = leafDepth, expected != depth { return "leaves at different depths" }
+                leafDepth = depth
+                if node.keys.count != node.values.count { return "leaf keys/values mismatch" }
+                if node.total != node.keys.count { return "leaf total wrong" }
+                if node.keys.isEmpty { return "empty leaf" }
+                for key in node.keys {
+                    if let previous, !(previous < key) { return "keys out of order" }
+                    previous = key
+                }
+                return nil
+            }
+            if node.children.count != node.counts.count || node.children.count != node.keys.count {
+                return "internal arrays mismatch"
+            }
+            if node.keys.count > capacity { return "node over capacity" }
+            for (index, child) in node.children.enumerated() {
+                if let problem = check(child, depth: depth + 1, leafDepth: &leafDepth) { return problem }
+                if node.counts[index] != child.total { return "count wrong" }
+                if node.keys[index] != child.keys.last! { return "separator wrong" }
+            }
+            if node.total != node.counts.reduce(0, +) { return "total wrong" }
+            return nil
+        }
+        var leafDepth: Int?
+        return check(root, depth: 0, leafDepth: &leafDepth)
+    }
+}

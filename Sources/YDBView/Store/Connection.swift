@@ -1,0 +1,179 @@
+import Foundation
+
+/// One SQLite handle onto a `Database`, running one transaction at a time.
+///
+/// Calls on a connection (and on its transactions) are serialised by the
+/// connection; use one connection per thread for parallelism.
+///
+/// ```swift
+/// let value = try connection.read { try $0.object(forKey: "k", inCollection: "c") }
+/// let skipped = try connection.beginLongLivedReadTransaction()   // freeze, or catch up
+/// ```
+public final class Connection {
+    public let database: Database
+    let handle: SQLiteHandle
+    /// Serialises every call made through this connection or its transactions.
+    let lock = NSRecursiveLock()
+    /// False only for the database's internal connection, which must not
+    /// hold back the pruning of commit notifications.
+    let tracksNotifications: Bool
+
+    private(set) var activeTransaction: ReadTransaction?
+    /// While in a long-lived read transaction: the frozen state.
+    private var longLivedState: PublishedState?
+    private var lastSnapshot: UInt64
+    private var closed = false
+
+    init(database: Database, tracksNotifications: Bool = true) throws {
+        self.database = database
+        self.tracksNotifications = tracksNotifications
+        handle = try SQLiteHandle(path: database.path)
+        lastSnapshot = database.snapshot
+        if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
+    }
+
+    deinit { close() }
+
+    /// Ends any transaction (rolling back a read-write one) and releases the
+    /// SQLite handle. Idempotent.
+    public func close() {
+        lock.withLock {
+            guard !closed else { return }
+            if let transaction = activeTransaction as? ReadWriteTransaction {
+                transaction.rollback()
+            } else {
+                activeTransaction?.end()
+            }
+            if longLivedState != nil { endLongLivedReadTransaction() }
+            closed = true
+            handle.close()
+            if tracksNotifications { database.connectionClosed(self) }
+        }
+    }
+
+    /// The snapshot of the current (or last) transaction or long-lived read.
+    public var snapshot: UInt64 { lock.withLock { lastSnapshot } }
+
+    public var isInLongLivedReadTransaction: Bool { lock.withLock { longLivedState != nil } }
+
+    private func checkUsable() throws {
+        if closed { throw YDBError(.closed, "connection is closed") }
+        try database.checkOpen()
+        if let active = activeTransaction {
+            let kind = active is ReadWriteTransaction ? "read-write" : "read"
+            throw YDBError(.misuse, "a \(kind) transaction is already active on this connection")
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Begins a read transaction. End it with `end()`.
+    public func beginReadTransaction() throws -> ReadTransaction {
+        try lock.withLock {
+            try checkUsable()
+            let state: PublishedState
+            if let frozen = longLivedState {
+                state = frozen
+            } else {
+                (state, _) = try database.beginSnapshot(on: handle, for: self)
+            }
+            lastSnapshot = state.snapshot
+            let transaction = ReadTransaction(connection: self, state: state)
+            activeTransaction = transaction
+            return transaction
+        }
+    }
+
+    /// Begins a read-write transaction, waiting for any other writer to finish.
+    /// End it with `commit()` or `rollback()`.
+    public func beginReadWriteTransaction() throws -> ReadWriteTransaction {
+        try lock.withLock {
+            try checkUsable()
+            if longLivedState != nil {
+                throw YDBError(.misuse, "cannot write on a connection in a long-lived read transaction")
+            }
+            database.writeGate.wait()
+            do {
+                let (state, _) = try database.beginSnapshot(on: handle, for: self, immediate: true)
+                lastSnapshot = state.snapshot
+                let transaction = try ReadWriteTransaction(connection: self, state: state)
+                activeTransaction = transaction
+                return transaction
+            } catch {
+                database.writeGate.signal()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a read transaction.
+    public func read<T>(_ body: (ReadTransaction) throws -> T) throws -> T {
+        let transaction = try beginReadTransaction()
+        defer { transaction.end() }
+        return try body(transaction)
+    }
+
+    /// Runs `body` in a read-write transaction: commits when it returns,
+    /// rolls everything back when it throws.
+    public func readWrite<T>(_ body: (ReadWriteTransaction) throws -> T) throws -> T {
+        let transaction = try beginReadWriteTransaction()
+        let result: T
+        do {
+            result = try body(transaction)
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+        try transaction.commit()
+        return result
+    }
+
+    /// Called by a transaction when it ends; releases what it held.
+    func transactionEnded(_ transaction: ReadTransaction, endSQLite: Bool) {
+        lock.withLock {
+            guard activeTransaction === transaction else { return }
+            activeTransaction = nil
+            if endSQLite && longLivedState == nil { try? handle.execute("COMMIT") }
+        }
+    }
+
+    func writeTransactionEnded(_ transaction: ReadWriteTransaction, snapshot: UInt64) {
+        lock.withLock {
+            guard activeTransaction === transaction else { return }
+            activeTransaction = nil
+            lastSnapshot = snapshot
+            database.writeGate.signal()
+        }
+    }
+
+    // MARK: Long-lived read transactions
+
+    /// Freezes the connection on the latest snapshot, or — when it is already
+    /// frozen — moves it atomically to the latest snapshot. Returns the commit
+    /// notifications of every commit the connection had not seen, oldest first.
+    @discardableResult
+    public func beginLongLivedReadTransaction() throws -> [CommitNotification] {
+        try lock.withLock {
+            if closed { throw YDBError(.closed, "connection is closed") }
+            try database.checkOpen()
+            if activeTransaction != nil {
+                throw YDBError(.misuse, "cannot begin a long-lived read transaction while a transaction is active")
+            }
+            if longLivedState != nil { try? handle.execute("COMMIT") }
+            longLivedState = nil
+            let (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+            longLivedState = state
+            lastSnapshot = state.snapshot
+            return skipped
+        }
+    }
+
+    /// Unfreezes the connection. No-op when it is not frozen.
+    public func endLongLivedReadTransaction() {
+        lock.withLock {
+            guard longLivedState != nil, activeTransaction == nil else { return }
+            longLivedState = nil
+            try? handle.execute("COMMIT")
+        }
+    }
+}

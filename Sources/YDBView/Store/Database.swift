@@ -1,0 +1,198 @@
+import Foundation
+
+/// Everything a reader needs to see the database as of one snapshot, besides
+/// SQLite's own snapshot: the registered views and their contents.
+struct PublishedState {
+    var snapshot: UInt64
+    var views: [String: ViewInstance]
+}
+
+/// A key/value database on SQLite (WAL mode) with registered views.
+///
+/// Thread-safe. Open connections to read and write; each connection sees one
+/// snapshot per transaction, and read-write transactions are serialised.
+///
+/// ```swift
+/// let database = try Database(path: nil)          // private temporary database
+/// let connection = try database.newConnection()
+/// try connection.readWrite { try $0.setObject(Array("hi".utf8), forKey: "k", inCollection: "c", metadata: nil) }
+/// ```
+public final class Database {
+    /// The database file. For a temporary database, a file in a private
+    /// directory that is deleted on `close()`.
+    public let path: String
+    private let temporaryDirectory: String?
+
+    /// One writer at a time. A semaphore, not a lock: the C API may begin a
+    /// transaction on one thread and commit it on another.
+    let writeGate = DispatchSemaphore(value: 1)
+    /// Guards everything below, and makes "begin a read" atomic with "commit".
+    private let stateLock = NSLock()
+    private var published: PublishedState
+    private var notifications: [CommitNotification] = []
+    private var observers: [Int: (CommitNotification) -> Void] = [:]
+    private var nextObserverToken = 1
+    /// Per open connection, the snapshot it last saw: notifications newer than
+    /// the oldest of these are kept so a long-lived read can catch up.
+    private var connectionSnapshots: [ObjectIdentifier: UInt64] = [:]
+    private var closed = false
+    /// Runs view registration and other internal read-write work.
+    private var internalConnection: Connection?
+
+    /// Opens (creating if needed) the database at `path`; nil opens a private
+    /// temporary database that is deleted on `close()`.
+    public init(path: String?) throws {
+        if let path {
+            try validateName(path, "database path")
+            self.path = path
+            temporaryDirectory = nil
+        } else {
+            let template = NSTemporaryDirectory() + "ydbview-XXXXXX"
+            var bytes = Array(template.utf8CString)
+            guard let made = mkdtemp(&bytes) else {
+                throw YDBError(.error, "cannot create a temporary directory")
+            }
+            temporaryDirectory = String(cString: made)
+            self.path = temporaryDirectory! + "/database.sqlite"
+        }
+        let handle = try SQLiteHandle(path: self.path)
+        defer { handle.close() }
+        try handle.execute("PRAGMA journal_mode = WAL")
+        try handle.execute("PRAGMA synchronous = NORMAL")
+        let snapshot = try Schema.prepare(handle)
+        published = PublishedState(snapshot: snapshot, views: [:])
+    }
+
+    deinit { close() }
+
+    /// Closes the database: connections stop working, a temporary database's
+    /// files are deleted. Idempotent.
+    public func close() {
+        let connection: Connection? = stateLock.withLock {
+            guard !closed else { return nil }
+            closed = true
+            notifications.removeAll()
+            observers.removeAll()
+            published.views.removeAll()
+            defer { internalConnection = nil }
+            return internalConnection
+        }
+        connection?.close()
+        if let temporaryDirectory {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                unlink(path + suffix)
+            }
+            rmdir(temporaryDirectory)
+        }
+    }
+
+    public var isClosed: Bool { stateLock.withLock { closed } }
+
+    /// The latest committed snapshot.
+    public var snapshot: UInt64 { stateLock.withLock { published.snapshot } }
+
+    /// A new connection (its own SQLite handle).
+    public func newConnection() throws -> Connection {
+        try checkOpen()
+        return try Connection(database: self)
+    }
+
+    /// Calls `body` after every commit that changed something, on the
+    /// committing thread, after the commit is visible. Returns a token for
+    /// `removeCommitObserver`.
+    @discardableResult
+    public func addCommitObserver(_ body: @escaping (CommitNotification) -> Void) -> Int {
+        stateLock.withLock {
+            let token = nextObserverToken
+            nextObserverToken += 1
+            observers[token] = body
+            return token
+        }
+    }
+
+    public func removeCommitObserver(_ token: Int) {
+        _ = stateLock.withLock { observers.removeValue(forKey: token) }
+    }
+
+    func checkOpen() throws {
+        if isClosed { throw YDBError(.closed, "database is closed") }
+    }
+
+    // MARK: Connection bookkeeping
+
+    func connectionOpened(_ connection: Connection, snapshot: UInt64) {
+        stateLock.withLock { connectionSnapshots[ObjectIdentifier(connection)] = snapshot }
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        stateLock.withLock {
+            connectionSnapshots.removeValue(forKey: ObjectIdentifier(connection))
+            pruneNotifications()
+        }
+    }
+
+    /// Begins SQLite's read snapshot and captures the matching published
+    /// state in one step, so no commit can fall between the two.
+    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection,
+                       immediate: Bool = false) throws -> (PublishedState, [CommitNotification]) {
+        try stateLock.withLock {
+            guard !closed else { throw YDBError(.closed, "database is closed") }
+            try handle.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+            do {
+                let stored = try Schema.readSnapshot(handle)
+                guard stored == published.snapshot else {
+                    throw YDBError(.error, "the database file was changed by another process (snapshot \(stored), expected \(published.snapshot))")
+                }
+            } catch {
+                try? handle.execute("ROLLBACK")
+                throw error
+            }
+            guard connection.tracksNotifications else { return (published, []) }
+            let id = ObjectIdentifier(connection)
+            let seen = connectionSnapshots[id] ?? published.snapshot
+            let skipped = notifications.filter { $0.snapshot > seen && $0.snapshot <= published.snapshot }
+            connectionSnapshots[id] = published.snapshot
+            pruneNotifications()
+            return (published, skipped)
+        }
+    }
+
+    /// Commits a read-write transaction's SQLite work and publishes its state
+    /// and notification atomically with respect to readers.
+    func commit(on handle: SQLiteHandle, by connection: Connection, state: PublishedState,
+                notification: CommitNotification?) throws {
+        let toNotify: [(CommitNotification) -> Void] = try stateLock.withLock {
+            guard !closed else { throw YDBError(.closed, "database is closed") }
+            try handle.execute("COMMIT")
+            published = state
+            // The writer has seen its own commit: it is not "skipped" for it.
+            if connection.tracksNotifications {
+                connectionSnapshots[ObjectIdentifier(connection)] = state.snapshot
+            }
+            guard let notification else { return [] }
+            notifications.append(notification)
+            pruneNotifications()
+            return Array(observers.values)
+        }
+        if let notification {
+            for observer in toNotify { observer(notification) }
+        }
+    }
+
+    private func pruneNotifications() {
+        let oldest = connectionSnapshots.values.min() ?? published.snapshot
+        notifications.removeAll { $0.snapshot <= oldest }
+    }
+
+    /// The connection used for registering views.
+    func withInternalConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        let connection: Connection = try stateLock.withLock {
+            guard !closed else { throw YDBError(.closed, "database is closed") }
+            if let existing = internalConnection { return existing }
+            let made = try Connection(database: self, tracksNotifications: false)
+            internalConnection = made
+            return made
+        }
+        return try body(connection)
+    }
+}

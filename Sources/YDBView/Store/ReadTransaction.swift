@@ -1,0 +1,177 @@
+/// A consistent view of the database as of one snapshot: rows and views.
+///
+/// Valid until `end()` (or the closure of `Connection.read` returns); any use
+/// after that throws `.misuse`.
+public class ReadTransaction {
+    let connection: Connection
+    /// The views as of this transaction's snapshot (a read-write transaction
+    /// replaces them with its working copies).
+    var state: PublishedState
+    private(set) var ended = false
+
+    init(connection: Connection, state: PublishedState) {
+        self.connection = connection
+        self.state = state
+    }
+
+    public var snapshot: UInt64 { state.snapshot }
+
+    var handle: SQLiteHandle { connection.handle }
+
+    /// Ends a read transaction. No-op when already ended.
+    public func end() {
+        connection.lock.withLock {
+            guard !ended else { return }
+            ended = true
+            connection.transactionEnded(self, endSQLite: true)
+        }
+    }
+
+    func markEnded() { ended = true }
+
+    /// Runs `body` holding the connection's lock, after checking the
+    /// transaction is still usable.
+    func access<T>(_ body: () throws -> T) throws -> T {
+        try connection.lock.withLock {
+            if ended { throw YDBError(.misuse, "transaction used after it ended") }
+            return try body()
+        }
+    }
+
+    // MARK: Rows
+
+    public func object(forKey key: String, inCollection collection: String) throws -> [UInt8]? {
+        try row(forKey: key, inCollection: collection)?.object
+    }
+
+    public func metadata(forKey key: String, inCollection collection: String) throws -> [UInt8]? {
+        try row(forKey: key, inCollection: collection)?.metadata
+    }
+
+    /// Object and metadata of a row, or nil when there is no such row.
+    public func row(forKey key: String, inCollection collection: String) throws -> (object: [UInt8], metadata: [UInt8]?)? {
+        try access {
+            try validateName(key, "key")
+            try validateName(collection, "collection")
+            let select = try handle.statement(
+                "SELECT object, metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+            defer { select.reset() }
+            select.bind(1, collection)
+            select.bind(2, key)
+            guard try select.step() else { return nil }
+            return (select.blob(0) ?? [], select.blob(1))
+        }
+    }
+
+    public func exists(key: String, inCollection collection: String) throws -> Bool {
+        try access { try rowid(forKey: key, inCollection: collection) != nil }
+    }
+
+    public func count(inCollection collection: String) throws -> Int {
+        try access {
+            try validateName(collection, "collection")
+            let select = try handle.statement("SELECT count(*) FROM ydb_rows WHERE collection = ?1")
+            defer { select.reset() }
+            select.bind(1, collection)
+            try select.step()
+            return select.int(0)
+        }
+    }
+
+    public func countAll() throws -> Int {
+        try access {
+            let select = try handle.statement("SELECT count(*) FROM ydb_rows")
+            defer { select.reset() }
+            try select.step()
+            return select.int(0)
+        }
+    }
+
+    /// Every collection that holds at least one row, in ascending order.
+    public func collections() throws -> [String] {
+        try access {
+            let select = try handle.statement("SELECT DISTINCT collection FROM ydb_rows ORDER BY collection")
+            defer { select.reset() }
+            var names: [String] = []
+            while try select.step() { names.append(select.string(0)) }
+            return names
+        }
+    }
+
+    /// Every key of `collection`, in ascending order.
+    public func keys(inCollection collection: String) throws -> [String] {
+        var keys: [String] = []
+        try enumerateKeys(inCollection: collection) { key, _ in keys.append(key) }
+        return keys
+    }
+
+    /// Calls `body` for each key of `collection` in ascending order; set the
+    /// `inout Bool` to true to stop.
+    public func enumerateKeys(inCollection collection: String,
+                              _ body: (String, inout Bool) throws -> Void) throws {
+        try enumerate(collection, columns: "key") { select, stop in try body(select.string(0), &stop) }
+    }
+
+    /// Calls `body` with key, object and metadata of each row of `collection`.
+    public func enumerateRows(inCollection collection: String,
+                              _ body: (String, [UInt8], [UInt8]?, inout Bool) throws -> Void) throws {
+        try enumerate(collection, columns: "key, object, metadata") { select, stop in
+            try body(select.string(0), select.blob(1) ?? [], select.blob(2), &stop)
+        }
+    }
+
+    private func enumerate(_ collection: String, columns: String,
+                           _ body: (Statement, inout Bool) throws -> Void) throws {
+        try access {
+            try validateName(collection, "collection")
+            // Not the statement cache: `body` may query this transaction again.
+            let owned = try handle.uncachedStatement(
+                "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY key")
+            let select = owned.statement
+            select.bind(1, collection)
+            var stop = false
+            while !stop, try select.step() { try body(select, &stop) }
+        }
+    }
+
+    /// The view `name` as this transaction sees it (a read-write transaction
+    /// overrides this with its working copies).
+    func viewInstance(named name: String) -> ViewInstance? { state.views[name] }
+
+    // MARK: Internal row access (for views; no locking, no validation)
+
+    func rowid(forKey key: String, inCollection collection: String) throws -> Int64? {
+        try validateName(key, "key")
+        try validateName(collection, "collection")
+        let select = try handle.statement("SELECT rowid FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+        defer { select.reset() }
+        select.bind(1, collection)
+        select.bind(2, key)
+        return try select.step() ? select.int64(0) : nil
+    }
+
+    /// Loads what a callback of `flavour` reads for `rowid`.
+    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
+        let columns: String
+        switch flavour {
+        case .key: columns = "collection, key, NULL, NULL"
+        case .object: columns = "collection, key, object, NULL"
+        case .metadata: columns = "collection, key, NULL, metadata"
+        case .row: columns = "collection, key, object, metadata"
+        }
+        let select = try handle.statement("SELECT \(columns) FROM ydb_rows WHERE rowid = ?1")
+        defer { select.reset() }
+        select.bind(1, rowid)
+        guard try select.step() else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        return ViewRow(collection: select.string(0), key: select.string(1),
+                       object: flavour.readsObject ? (select.blob(2) ?? []) : nil,
+                       metadata: flavour.readsMetadata ? select.blob(3) : nil)
+    }
+
+    func rowKey(forRowid rowid: Int64) throws -> RowKey? {
+        let select = try handle.statement("SELECT collection, key FROM ydb_rows WHERE rowid = ?1")
+        defer { select.reset() }
+        select.bind(1, rowid)
+        return try select.step() ? RowKey(collection: select.string(0), key: select.string(1)) : nil
+    }
+}

@@ -1,0 +1,280 @@
+/// A read-write transaction: atomic, one at a time per database.
+///
+/// Every change is passed to each registered view, which updates itself in
+/// the same SQLite transaction. If any operation fails (SQLite, or a view's
+/// callback), the transaction is poisoned: later operations throw and
+/// `commit()` rolls everything back and throws the first error.
+public final class ReadWriteTransaction: ReadTransaction {
+    private var writers: [String: ViewWriter] = [:]
+    private var changedRows: [RowKey: RowChangeKind] = [:]
+    private var removedCollections: Set<String> = []
+    private var removedAll = false
+    private var changed = false
+    private var failure: YDBError?
+    private let startSnapshot: UInt64
+
+    override init(connection: Connection, state: PublishedState) {
+        startSnapshot = state.snapshot
+        super.init(connection: connection, state: state)
+        for (name, instance) in state.views {
+            writers[name] = ViewWriter(instance: instance)
+        }
+    }
+
+    // MARK: Ending
+
+    /// Makes every change durable and visible, publishes one commit
+    /// notification (when anything changed) and ends the transaction.
+    public func commit() throws {
+        try connection.lock.withLock {
+            if ended { throw YDBError(.misuse, "transaction used after it ended") }
+            if let failure {
+                rollback()
+                throw YDBError(failure.code, "transaction rolled back: \(failure.message)")
+            }
+            do {
+                try finishCommit()
+            } catch let error as YDBError {
+                rollback()
+                throw error
+            }
+        }
+    }
+
+    private func finishCommit() throws {
+        var newState = state
+        var logs: [String: ViewCommitLog] = [:]
+        let snapshot = changed ? startSnapshot + 1 : startSnapshot
+        for (name, writer) in writers {
+            newState.views[name] = writer.instance
+            if let log = writer.finish(snapshotBefore: startSnapshot, snapshot: snapshot) {
+                logs[name] = log
+            }
+        }
+        newState.snapshot = snapshot
+        var notification: CommitNotification?
+        if changed {
+            try Schema.writeSnapshot(handle, snapshot)
+            notification = CommitNotification(
+                snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
+                removedAll: removedAll, viewLogs: logs)
+        }
+        try connection.database.commit(on: handle, by: connection, state: newState, notification: notification)
+        markEnded()
+        connection.writeTransactionEnded(self, snapshot: snapshot)
+    }
+
+    /// Discards every change and ends the transaction. No-op when ended.
+    public func rollback() {
+        connection.lock.withLock {
+            guard !ended else { return }
+            try? handle.execute("ROLLBACK")
+            markEnded()
+            connection.writeTransactionEnded(self, snapshot: startSnapshot)
+        }
+    }
+
+    /// Every write goes through here: checks the transaction is usable, and
+    /// poisons it when the write fails half-way.
+    private func write<T>(_ body: () throws -> T) throws -> T {
+        try access {
+            if let failure {
+                throw YDBError(.misuse, "transaction already failed (\(failure.message)); roll it back")
+            }
+            do {
+                return try body()
+            } catch let error as YDBError {
+                failure = error
+                throw error
+            } catch {
+                let wrapped = YDBError(.callbackFailed, "\(error)")
+                failure = wrapped
+                throw wrapped
+            }
+        }
+    }
+
+    private func record(_ kind: RowChangeKind, _ rowKey: RowKey) {
+        changed = true
+        changedRows[rowKey, default: []].formUnion(kind)
+    }
+
+    // MARK: Writing rows
+
+    /// Sets the object and metadata of a row, inserting it when absent.
+    public func setObject(_ object: [UInt8], forKey key: String, inCollection collection: String,
+                          metadata: [UInt8]?) throws {
+        try write {
+            let rowKey = RowKey(collection: collection, key: key)
+            if let rowid = try rowid(forKey: key, inCollection: collection) {
+                let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
+                update.bind(1, object)
+                update.bind(2, metadata)
+                update.bind(3, rowid)
+                try update.run()
+                record([.objectChanged, .metadataChanged], rowKey)
+                let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
+                try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], self) }
+            } else {
+                let insert = try handle.statement(
+                    "INSERT INTO ydb_rows (collection, key, object, metadata) VALUES (?1, ?2, ?3, ?4)")
+                insert.bind(1, collection)
+                insert.bind(2, key)
+                insert.bind(3, object)
+                insert.bind(4, metadata)
+                try insert.run()
+                let rowid = handle.lastInsertRowid
+                record([.objectChanged, .metadataChanged], rowKey)
+                let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
+                try forEachView { try $0.rowInserted(rowid, row, self) }
+            }
+        }
+    }
+
+    /// Replaces the object of an existing row, keeping its metadata. No-op when absent.
+    public func replaceObject(_ object: [UInt8], forKey key: String, inCollection collection: String) throws {
+        try write {
+            guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
+            let update = try handle.statement("UPDATE ydb_rows SET object = ?1 WHERE rowid = ?2")
+            update.bind(1, object)
+            update.bind(2, rowid)
+            try update.run()
+            try rowChanged(rowid, key, collection, .objectChanged, object: object)
+        }
+    }
+
+    /// Replaces the metadata of an existing row (nil removes it). No-op when absent.
+    public func replaceMetadata(_ metadata: [UInt8]?, forKey key: String, inCollection collection: String) throws {
+        try write {
+            guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
+            let update = try handle.statement("UPDATE ydb_rows SET metadata = ?1 WHERE rowid = ?2")
+            update.bind(1, metadata)
+            update.bind(2, rowid)
+            try update.run()
+            try rowChanged(rowid, key, collection, .metadataChanged, metadata: .some(metadata))
+        }
+    }
+
+    /// Marks the object as changed without changing it (views and observers
+    /// see an object change). No-op when the row is absent.
+    public func touchObject(forKey key: String, inCollection collection: String) throws {
+        try touch(key, collection, .objectTouched)
+    }
+
+    public func touchMetadata(forKey key: String, inCollection collection: String) throws {
+        try touch(key, collection, .metadataTouched)
+    }
+
+    public func touchRow(forKey key: String, inCollection collection: String) throws {
+        try touch(key, collection, [.objectTouched, .metadataTouched])
+    }
+
+    private func touch(_ key: String, _ collection: String, _ kind: RowChangeKind) throws {
+        try write {
+            guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
+            try rowChanged(rowid, key, collection, kind)
+        }
+    }
+
+    /// Records a change to an existing row and tells the views. Known new
+    /// values are passed along so views need not read them back.
+    private func rowChanged(_ rowid: Int64, _ key: String, _ collection: String, _ kind: RowChangeKind,
+                            object: [UInt8]? = nil, metadata: [UInt8]?? = nil) throws {
+        record(kind, RowKey(collection: collection, key: key))
+        guard !writers.isEmpty else { return }
+        var row = try loadRow(rowid, .row)
+        if let object { row.object = object }
+        if let metadata { row.metadata = metadata }
+        try forEachView { try $0.rowUpdated(rowid, row, kind, self) }
+    }
+
+    public func removeObject(forKey key: String, inCollection collection: String) throws {
+        try removeObjects(forKeys: [key], inCollection: collection)
+    }
+
+    public func removeObjects(forKeys keys: [String], inCollection collection: String) throws {
+        try write {
+            for key in keys {
+                guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
+                let delete = try handle.statement("DELETE FROM ydb_rows WHERE rowid = ?1")
+                delete.bind(1, rowid)
+                try delete.run()
+                let rowKey = RowKey(collection: collection, key: key)
+                record(.removed, rowKey)
+                try forEachView { try $0.rowRemoved(rowid, rowKey, self) }
+            }
+        }
+    }
+
+    /// Removes every row of `collection`.
+    public func removeAllObjects(inCollection collection: String) throws {
+        try write {
+            try validateName(collection, "collection")
+            let select = try handle.statement("SELECT rowid, key FROM ydb_rows WHERE collection = ?1")
+            select.bind(1, collection)
+            var removed: [(Int64, RowKey)] = []
+            while try select.step() {
+                removed.append((select.int64(0), RowKey(collection: collection, key: select.string(1))))
+            }
+            select.reset()
+            guard !removed.isEmpty else { return }
+            let delete = try handle.statement("DELETE FROM ydb_rows WHERE collection = ?1")
+            delete.bind(1, collection)
+            try delete.run()
+            changed = true
+            removedCollections.insert(collection)
+            changedRows = changedRows.filter { $0.key.collection != collection }
+            for (rowid, rowKey) in removed {
+                try forEachView { try $0.rowRemoved(rowid, rowKey, self) }
+            }
+        }
+    }
+
+    /// Removes every row of every collection.
+    public func removeAllObjectsInAllCollections() throws {
+        try write {
+            let select = try handle.statement("SELECT rowid, collection, key FROM ydb_rows")
+            var removed: [Int64: RowKey] = [:]
+            while try select.step() {
+                removed[select.int64(0)] = RowKey(collection: select.string(1), key: select.string(2))
+            }
+            select.reset()
+            guard !removed.isEmpty else { return }
+            try handle.execute("DELETE FROM ydb_rows")
+            changed = true
+            removedAll = true
+            changedRows.removeAll()
+            removedCollections.removeAll()
+            try forEachView { try $0.allRemoved(keys: removed, self) }
+        }
+    }
+
+    // MARK: Views
+
+    private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
+        for writer in writers.values { try body(writer) }
+    }
+
+    /// The working copy of a view, for queries inside this transaction.
+    override func viewInstance(named name: String) -> ViewInstance? {
+        writers[name]?.instance
+    }
+
+    func writer(named name: String) -> ViewWriter? { writers[name] }
+
+    /// Adds (or replaces) a view in this transaction; used by registration
+    /// and by changing a view's grouping/sorting.
+    func installWriter(_ writer: ViewWriter) {
+        writers[writer.instance.name] = writer
+        changed = true
+    }
+
+    func removeWriter(named name: String) {
+        writers.removeValue(forKey: name)
+        state.views.removeValue(forKey: name)
+        changed = true
+    }
+
+    /// Runs view maintenance work with the transaction's failure rules.
+    func viewWork<T>(_ body: () throws -> T) throws -> T { try write(body) }
+}

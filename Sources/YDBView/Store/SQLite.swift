@@ -1,0 +1,142 @@
+import CSQLite
+
+/// A thin, throwing wrapper over one sqlite3 handle. Nothing here knows about
+/// rows or views; it only turns SQLite's C API into Swift with errors.
+final class SQLiteHandle {
+    private(set) var raw: OpaquePointer?
+    private var cache: [String: OpaquePointer] = [:]
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw YDBError(.sqlite, "cannot open database at \(path): \(message)")
+        }
+        raw = handle
+        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in cache.values { sqlite3_finalize(statement) }
+        cache.removeAll()
+        if let raw { sqlite3_close_v2(raw) }
+        raw = nil
+    }
+
+    var errorMessage: String { raw.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+
+    func error(_ rc: Int32, _ context: String) -> YDBError {
+        let primary = rc & 0xff
+        let code: YDBErrorCode = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? .busy
+            : primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? .corrupt
+            : primary == SQLITE_TOOBIG ? .invalidArgument : .sqlite
+        return YDBError(code, "\(context): \(errorMessage) (sqlite code \(rc))")
+    }
+
+    /// Runs SQL that returns no rows (may hold several statements).
+    func execute(_ sql: String) throws {
+        guard let raw else { throw YDBError(.closed, "database connection is closed") }
+        let rc = sqlite3_exec(raw, sql, nil, nil, nil)
+        if rc != SQLITE_OK { throw error(rc, "executing \(sql.prefix(60))") }
+    }
+
+    /// A prepared statement, cached by its SQL text, reset and unbound on return.
+    func statement(_ sql: String) throws -> Statement {
+        guard let raw else { throw YDBError(.closed, "database connection is closed") }
+        if let cached = cache[sql] {
+            sqlite3_reset(cached)
+            sqlite3_clear_bindings(cached)
+            return Statement(handle: self, raw: cached)
+        }
+        var prepared: OpaquePointer?
+        let rc = sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+        guard rc == SQLITE_OK, let prepared else { throw error(rc, "preparing \(sql.prefix(60))") }
+        cache[sql] = prepared
+        return Statement(handle: self, raw: prepared)
+    }
+
+    /// A statement of its own, finalized when released: for loops whose body
+    /// may run the same SQL again (re-entrant enumeration).
+    func uncachedStatement(_ sql: String) throws -> OwnedStatement {
+        guard let raw else { throw YDBError(.closed, "database connection is closed") }
+        var prepared: OpaquePointer?
+        let rc = sqlite3_prepare_v2(raw, sql, -1, &prepared, nil)
+        guard rc == SQLITE_OK, let prepared else { throw error(rc, "preparing \(sql.prefix(60))") }
+        return OwnedStatement(statement: Statement(handle: self, raw: prepared))
+    }
+
+    /// Forgets cached statements (needed after tables they use are dropped).
+    func clearStatementCache() {
+        for statement in cache.values { sqlite3_finalize(statement) }
+        cache.removeAll()
+    }
+
+    var changes: Int { raw.map { Int(sqlite3_changes($0)) } ?? 0 }
+    var lastInsertRowid: Int64 { raw.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+}
+
+final class OwnedStatement {
+    let statement: Statement
+    init(statement: Statement) { self.statement = statement }
+    deinit { sqlite3_finalize(statement.raw) }
+}
+
+/// SQLite wants to copy bound text and blobs: SQLITE_TRANSIENT.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+struct Statement {
+    let handle: SQLiteHandle
+    let raw: OpaquePointer
+
+    func bind(_ index: Int32, _ value: String) {
+        sqlite3_bind_text(raw, index, value, -1, transient)
+    }
+    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(raw, index, value) }
+    func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(raw, index, Int64(value)) }
+    /// nil binds NULL; an empty array binds an empty (non-NULL) blob.
+    func bind(_ index: Int32, _ value: [UInt8]?) {
+        guard let value else { sqlite3_bind_null(raw, index); return }
+        if value.isEmpty { sqlite3_bind_zeroblob(raw, index, 0); return }
+        value.withUnsafeBytes { buffer in
+            _ = sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transient)
+        }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    @discardableResult
+    func step() throws -> Bool {
+        let rc = sqlite3_step(raw)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = handle.error(rc, "running statement")
+        sqlite3_reset(raw)
+        throw error
+    }
+
+    /// Runs to completion, ignoring rows.
+    func run() throws { while try step() {} }
+
+    func reset() { sqlite3_reset(raw) }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(raw, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+    /// nil for SQL NULL; [] for an empty blob.
+    func blob(_ column: Int32) -> [UInt8]? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}

@@ -1,0 +1,39 @@
+/// What kind of failure a `YDBError` reports. The raw values are the C ABI's
+/// status codes (`include/ydbview.h`), so the two never drift apart.
+public enum YDBErrorCode: Int32, Sendable {
+    case error = 1
+    /// The API was used in a way it does not allow (a transaction used after
+    /// it ended, a write inside a read transaction, nested transactions).
+    case misuse = 2
+    case invalidArgument = 3
+    case notFound = 4
+    case closed = 5
+    case busy = 6
+    case sqlite = 7
+    /// A user callback (grouping, sorting, find, filter) reported failure.
+    case callbackFailed = 8
+    /// Mappings and notifications are not at matching snapshots.
+    case mismatch = 9
+    case corrupt = 10
+}
+
+/// The one error type the engine throws.
+public struct YDBError: Error, CustomStringConvertible, Sendable {
+    public let code: YDBErrorCode
+    public let message: String
+
+    public init(_ code: YDBErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "YDBError(\(code)): \(message)" }
+}
+
+/// Names (collections, keys, views, groups) are data: any Unicode is fine,
+/// but NUL cannot cross the C boundary, so it is refused everywhere.
+func validateName(_ name: String, _ what: String) throws {
+    if name.utf8.contains(0) {
+        throw YDBError(.invalidArgument, "\(what) contains a NUL character")
+    }
+}

@@ -1,0 +1,150 @@
+/// What a grouping or sorting callback reads. The smallest flavour that
+/// covers a callback lets the view skip loading objects, and skip re-running
+/// the callback when only the parts it does not read change.
+public enum ViewFlavour: Int32, Sendable {
+    case key = 0, object = 1, metadata = 2, row = 3
+
+    var readsObject: Bool { self == .object || self == .row }
+    var readsMetadata: Bool { self == .metadata || self == .row }
+
+    /// YapDatabase's defaults: a callback re-runs when what it reads changes.
+    var defaultInvokeOptions: InvokeOptions {
+        switch self {
+        case .key: return .insertOnly
+        case .object: return [.objectModified, .objectTouched]
+        case .metadata: return [.metadataModified, .metadataTouched]
+        case .row: return .any
+        }
+    }
+}
+
+/// Which changes to an existing row make a callback run again. A callback
+/// always runs when a row is inserted.
+public struct InvokeOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let objectModified = InvokeOptions(rawValue: 1)
+    public static let metadataModified = InvokeOptions(rawValue: 2)
+    public static let objectTouched = InvokeOptions(rawValue: 4)
+    public static let metadataTouched = InvokeOptions(rawValue: 8)
+    public static let insertOnly: InvokeOptions = []
+    public static let any: InvokeOptions = [.objectModified, .metadataModified, .objectTouched, .metadataTouched]
+
+    func isTriggered(by kind: RowChangeKind) -> Bool {
+        (contains(.objectModified) && kind.contains(.objectChanged))
+            || (contains(.metadataModified) && kind.contains(.metadataChanged))
+            || (contains(.objectTouched) && kind.contains(.objectTouched))
+            || (contains(.metadataTouched) && kind.contains(.metadataTouched))
+    }
+}
+
+/// A row as a callback sees it. `object` is nil unless the callback's
+/// flavour reads the object (likewise `metadata`, which is also nil for a
+/// row without metadata).
+public struct ViewRow: Sendable {
+    public let collection: String
+    public let key: String
+    public internal(set) var object: [UInt8]?
+    public internal(set) var metadata: [UInt8]?
+
+    public init(collection: String, key: String, object: [UInt8]?, metadata: [UInt8]?) {
+        self.collection = collection
+        self.key = key
+        self.object = object
+        self.metadata = metadata
+    }
+
+    /// The row as a callback of `flavour` may see it.
+    func narrowed(to flavour: ViewFlavour) -> ViewRow {
+        ViewRow(collection: collection, key: key,
+                object: flavour.readsObject ? object : nil,
+                metadata: flavour.readsMetadata ? metadata : nil)
+    }
+}
+
+/// The order of two rows, or of a row and a searched range.
+public enum ViewOrder: Int32, Sendable {
+    case ascending = -1, same = 0, descending = 1
+}
+
+/// Filters and groups rows: returns the row's group, or nil to leave the row
+/// out of the view. Throwing aborts the transaction.
+///
+/// ```swift
+/// let grouping = ViewGrouping(flavour: .object) { row in row.object!.first == 1 ? "books" : nil }
+/// ```
+public struct ViewGrouping {
+    public let flavour: ViewFlavour
+    public let options: InvokeOptions
+    public let body: (ViewRow) throws -> String?
+
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping (ViewRow) throws -> String?) {
+        self.flavour = flavour
+        self.options = options ?? flavour.defaultInvokeOptions
+        self.body = body
+    }
+}
+
+/// Orders two rows of one group. Must be a consistent total order for the
+/// view to be sorted; an inconsistent one never crashes, it only leaves the
+/// order unspecified.
+///
+/// ```swift
+/// let sorting = ViewSorting(flavour: .key) { group, a, b in a.key < b.key ? .ascending : a.key == b.key ? .same : .descending }
+/// ```
+public struct ViewSorting {
+    public let flavour: ViewFlavour
+    public let options: InvokeOptions
+    public let body: (String, ViewRow, ViewRow) throws -> ViewOrder
+
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil,
+                _ body: @escaping (String, ViewRow, ViewRow) throws -> ViewOrder) {
+        self.flavour = flavour
+        self.options = options ?? flavour.defaultInvokeOptions
+        self.body = body
+    }
+}
+
+/// Locates a range of a sorted group: for a row, is it before the range
+/// wanted (`.ascending`), inside it (`.same`) or after it (`.descending`)?
+public struct ViewFind {
+    public let flavour: ViewFlavour
+    public let body: (ViewRow) throws -> ViewOrder
+
+    public init(flavour: ViewFlavour, _ body: @escaping (ViewRow) throws -> ViewOrder) {
+        self.flavour = flavour
+        self.body = body
+    }
+}
+
+/// A view to register: grouping, sorting and options.
+///
+/// ```swift
+/// let view = View(grouping: grouping, sorting: sorting, versionTag: "1")
+/// try database.registerView(view, name: "byTitle")
+/// ```
+public struct View {
+    public var grouping: ViewGrouping
+    public var sorting: ViewSorting
+    /// Change it whenever grouping or sorting change: a persistent view
+    /// re-registered with the same tag does no work at all.
+    public var versionTag: String
+    /// Persistent views are stored in SQLite and survive restarts;
+    /// non-persistent ones live in memory and repopulate at registration.
+    public var isPersistent: Bool
+    /// When set, only rows of these collections are ever considered.
+    public var allowedCollections: Set<String>?
+
+    public init(grouping: ViewGrouping, sorting: ViewSorting, versionTag: String = "",
+                isPersistent: Bool = true, allowedCollections: Set<String>? = nil) {
+        self.grouping = grouping
+        self.sorting = sorting
+        self.versionTag = versionTag
+        self.isPersistent = isPersistent
+        self.allowedCollections = allowedCollections
+    }
+
+    func allows(_ collection: String) -> Bool {
+        allowedCollections?.contains(collection) ?? true
+    }
+}

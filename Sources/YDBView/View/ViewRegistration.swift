@@ -1,0 +1,105 @@
+extension Database {
+    /// Registers `view` under `name`, in its own read-write transaction.
+    ///
+    /// - A new view populates itself from the existing (allowed) rows.
+    /// - A persistent view already stored with the same `versionTag` loads its
+    ///   stored state and calls no callback.
+    /// - A different tag, or a non-persistent view, repopulates.
+    /// The commit's notification carries the view's log (a reset, then one
+    /// insert per row) so mappings over the view get a changeset.
+    public func registerView(_ view: View, name: String) throws {
+        try validateName(name, "view name")
+        try withInternalConnection { connection in
+            try connection.readWrite { try $0.registerView(view, name: name) }
+        }
+    }
+
+    /// Unregisters a view and drops its stored tables. No-op for an unknown name.
+    public func unregisterView(name: String) throws {
+        try validateName(name, "view name")
+        try withInternalConnection { connection in
+            try connection.readWrite { try $0.unregisterView(name: name) }
+        }
+    }
+
+    /// Names of the views registered as of the latest snapshot.
+    public var registeredViewNames: [String] {
+        (try? withInternalConnection { connection in
+            try connection.read { $0.state.views.keys.sorted() }
+        }) ?? []
+    }
+}
+
+extension ReadWriteTransaction {
+    func registerView(_ view: View, name: String) throws {
+        try viewWork {
+            if let existing = writer(named: name) {
+                let same = existing.instance.definition.versionTag == view.versionTag
+                    && existing.instance.definition.isPersistent == view.isPersistent
+                if same && view.isPersistent {
+                    existing.replaceCallbacks(view)
+                    installWriter(existing)
+                    return
+                }
+                try existing.redefine(view, storageID: try freshStorage(for: view, name: name), self)
+                installWriter(existing)
+                return
+            }
+            if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle),
+               stored.versionTag == view.versionTag, stored.format == ViewStorage.formatVersion {
+                let state = try ViewStorage.load(id: stored.id, handle)
+                installWriter(ViewWriter(instance: ViewInstance(
+                    name: name, definition: view, storageID: stored.id, state: state)))
+                return
+            }
+            let writer = ViewWriter(instance: ViewInstance(
+                name: name, definition: view, storageID: try freshStorage(for: view, name: name), state: ViewState()))
+            try writer.repopulate(self)
+            installWriter(writer)
+        }
+    }
+
+    /// Drops whatever is stored under `name` and, for a persistent view,
+    /// creates an empty table for it.
+    private func freshStorage(for view: View, name: String) throws -> Int64? {
+        try ViewStorage.drop(named: name, handle)
+        return view.isPersistent ? try ViewStorage.create(named: name, versionTag: view.versionTag, handle) : nil
+    }
+
+    func unregisterView(name: String) throws {
+        try viewWork {
+            try ViewStorage.drop(named: name, handle)
+            if writer(named: name) != nil { removeWriter(named: name) }
+        }
+    }
+
+    /// Changes a registered view's grouping and sorting inside this
+    /// transaction. With the same `versionTag` nothing happens; with a new
+    /// one the view regroups and resorts every row, and this commit's
+    /// changeset shows the result as moves, inserts and deletes.
+    public func setViewDefinition(name: String, grouping: ViewGrouping, sorting: ViewSorting,
+                                  versionTag: String) throws {
+        try validateName(name, "view name")
+        guard let existing = writer(named: name) else {
+            throw YDBError(.notFound, "no view named '\(name)' is registered")
+        }
+        guard existing.instance.definition.versionTag != versionTag else { return }
+        var view = existing.instance.definition
+        view.grouping = grouping
+        view.sorting = sorting
+        view.versionTag = versionTag
+        try viewWork {
+            var storageID = existing.instance.storageID
+            if let id = storageID {
+                let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
+                update.bind(1, versionTag)
+                update.bind(2, id)
+                try update.run()
+            } else {
+                storageID = nil
+            }
+            try existing.redefine(view, storageID: storageID, self)
+            installWriter(existing)
+        }
+    }
+}

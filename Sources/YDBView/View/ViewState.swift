@@ -1,0 +1,144 @@
+/// A group name ordered by Unicode scalar values (UTF-8 byte order), which
+/// is also SQLite's BINARY order, so stored and in-memory order agree.
+struct GroupName: Comparable, Hashable {
+    let value: String
+    static func < (lhs: GroupName, rhs: GroupName) -> Bool {
+        lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8)
+    }
+    static func == (lhs: GroupName, rhs: GroupName) -> Bool {
+        lhs.value.utf8.elementsEqual(rhs.value.utf8)
+    }
+    func hash(into hasher: inout Hasher) {
+        for byte in value.utf8 { hasher.combine(byte) }
+    }
+}
+
+/// Where a row stands: its group and its order label there.
+struct RowPlace {
+    let group: String
+    let label: Int64
+}
+
+/// One group's rows in sorted order: order label → rowid.
+typealias GroupTree = CountedTree<Int64, Int64>
+
+/// The contents of one view as of one snapshot. A value: copies share
+/// structure, and a copy never sees later changes.
+struct ViewState: ViewContents {
+    var groups = CountedTree<GroupName, GroupTree>(capacity: 32)
+    var places = CountedTree<Int64, RowPlace>()
+
+    var groupNames: [String] {
+        var names: [String] = []
+        groups.forEach { name, _ in names.append(name.value); return true }
+        return names
+    }
+
+    func group(_ name: String) -> GroupTree? { groups.value(for: GroupName(value: name)) }
+
+    func count(inGroup group: String) -> Int { self.group(group)?.count ?? 0 }
+
+    var totalCount: Int { places.count }
+
+    func rowid(at index: Int, inGroup group: String) -> Int64? {
+        self.group(group)?.element(at: index)?.value
+    }
+
+    func locate(rowid: Int64) -> (group: String, index: Int)? {
+        guard let place = places.value(for: rowid),
+              let index = group(place.group)?.index(of: place.label) else { return nil }
+        return (place.group, index)
+    }
+
+    // MARK: Mutations (used by ViewWriter)
+
+    mutating func insert(rowid: Int64, group: String, label: Int64) {
+        let name = GroupName(value: group)
+        var tree = groups.value(for: name) ?? GroupTree()
+        groups.remove(name)            // drop the shared reference so `tree` mutates in place
+        tree.insert(label, rowid)
+        groups.insert(name, tree)
+        places.insert(rowid, RowPlace(group: group, label: label))
+    }
+
+    /// Removes a row; returns where it stood.
+    @discardableResult
+    mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
+        guard let place = places.remove(rowid) else { return nil }
+        let name = GroupName(value: place.group)
+        guard var tree = groups.value(for: name), let index = tree.index(of: place.label) else { return nil }
+        groups.remove(name)
+        tree.remove(place.label)
+        if !tree.isEmpty { groups.insert(name, tree) }
+        return (place.group, index)
+    }
+
+    /// Gives the rows at `range` of `group` new labels (same order).
+    mutating func relabel(group: String, rows: [(rowid: Int64, label: Int64)]) {
+        let name = GroupName(value: group)
+        guard var tree = groups.value(for: name) else { return }
+        groups.remove(name)
+        for (rowid, _) in rows {
+            if let place = places.value(for: rowid) { tree.remove(place.label) }
+        }
+        for (rowid, label) in rows {
+            tree.insert(label, rowid)
+            places.updateValue(RowPlace(group: group, label: label), for: rowid)
+        }
+        groups.insert(name, tree)
+    }
+}
+
+/// Order labels: each row of a group carries an integer label that grows
+/// with its position, so a row's index is found from its label in O(log n)
+/// without calling the sorting callback. A new row takes a label between its
+/// neighbours'; when they are adjacent, a window around it is spread out again.
+enum OrderLabels {
+    static let lowest: Int64 = -(1 << 62)
+    static let highest: Int64 = 1 << 62
+    /// Gap left after the last row by appends (and before the first by prepends).
+    static let step: Int64 = 1 << 32
+
+    /// A label strictly between `left` and `right` (nil bounds: the ends of
+    /// the label space), or nil when there is no room.
+    static func between(_ left: Int64?, _ right: Int64?) -> Int64? {
+        switch (left, right) {
+        case (nil, nil): return 0
+        case let (left?, nil):
+            return highest - left > step ? left + step : (highest - left >= 2 ? left + (highest - left) / 2 : nil)
+        case let (nil, right?):
+            return right - lowest > step ? right - step : (right - lowest >= 2 ? right - (right - lowest) / 2 : nil)
+        case let (left?, right?):
+            return right - left >= 2 ? left + (right - left) / 2 : nil
+        }
+    }
+
+    /// Chooses a window of existing rows around insertion point `index` that
+    /// has room for one more row, and evenly spaced labels for the window plus
+    /// the new row. Returns the window (index range of existing rows), the new
+    /// labels of those rows and the label of the new row.
+    static func respread(_ tree: GroupTree, insertingAt index: Int)
+        -> (window: Range<Int>, labels: [Int64], newLabel: Int64) {
+        var width = 8
+        while true {
+            let lower = max(0, index - width / 2)
+            let upper = min(tree.count, lower + width)
+            let left = lower == 0 ? lowest : tree.element(at: lower - 1)!.key
+            let right = upper == tree.count ? highest : tree.element(at: upper)!.key
+            let slots = Int64(upper - lower + 1)
+            let gap = (right - left) / (slots + 1)
+            if gap >= 1 << 10 || (lower == 0 && upper == tree.count) {
+                precondition(gap >= 1, "label space exhausted")
+                var labels: [Int64] = []
+                var newLabel: Int64 = 0
+                var next = left
+                for position in lower ... upper {
+                    next += gap
+                    if position == index { newLabel = next } else { labels.append(next) }
+                }
+                return (lower ..< upper, labels, newLabel)
+            }
+            width *= 2
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// How a persistent view is stored: one registry row in `ydb_views`, and one
+/// table `ydb_view_<id>` holding each row's group and order label. Table
+/// names are built from the numeric id only, so view and group names never
+/// reach SQL text. One changed row rewrites one table row (plus its index
+/// entry): O(1) pages.
+enum ViewStorage {
+    /// Bump when the stored layout or label scheme changes: views stored in
+    /// another format repopulate at registration.
+    static let formatVersion = 1
+
+    struct Registration {
+        let id: Int64
+        let versionTag: String
+        let format: Int
+    }
+
+    static func table(_ id: Int64) -> String { "ydb_view_\(id)" }
+
+    static func registration(named name: String, _ handle: SQLiteHandle) throws -> Registration? {
+        let select = try handle.statement("SELECT id, version_tag, format FROM ydb_views WHERE name = ?1")
+        defer { select.reset() }
+        select.bind(1, name)
+        guard try select.step() else { return nil }
+        return Registration(id: select.int64(0), versionTag: select.string(1), format: select.int(2))
+    }
+
+    /// Creates a fresh, empty table and records the registration; returns its id.
+    static func create(named name: String, versionTag: String, _ handle: SQLiteHandle) throws -> Int64 {
+        let next = try handle.statement("SELECT coalesce(max(id), 0) + 1 FROM ydb_views")
+        try next.step()
+        let id = next.int64(0)
+        next.reset()
+        try handle.execute("""
+            CREATE TABLE \(table(id)) (rowid INTEGER PRIMARY KEY, grp TEXT NOT NULL, label INTEGER NOT NULL);
+            CREATE INDEX \(table(id))_order ON \(table(id)) (grp, label);
+            """)
+        let insert = try handle.statement(
+            "INSERT INTO ydb_views (name, id, version_tag, format) VALUES (?1, ?2, ?3, ?4)")
+        insert.bind(1, name)
+        insert.bind(2, id)
+        insert.bind(3, versionTag)
+        insert.bind(4, formatVersion)
+        try insert.run()
+        return id
+    }
+
+    /// Drops a view's table and registration (no-op when not stored).
+    static func drop(named name: String, _ handle: SQLiteHandle) throws {
+        guard let existing = try registration(named: name, handle) else { return }
+        try handle.execute("DROP TABLE IF EXISTS \(table(existing.id))")
+        let delete = try handle.statement("DELETE FROM ydb_views WHERE name = ?1")
+        delete.bind(1, name)
+        try delete.run()
+        handle.clearStatementCache()
+    }
+
+    /// Reads a stored view back without calling any callback: rows come out
+    /// in (group, label) order from the index, so the trees are bulk-built.
+    static func load(id: Int64, _ handle: SQLiteHandle) throws -> ViewState {
+        let owned = try handle.uncachedStatement("SELECT rowid, grp, label FROM \(table(id)) ORDER BY grp, label")
+        let select = owned.statement
+        var state = ViewState()
+        var places: [(Int64, RowPlace)] = []
+        var currentGroup: String?
+        var members: [(Int64, Int64)] = []
+        func flush() {
+            guard let group = currentGroup, !members.isEmpty else { return }
+            state.groups.insert(GroupName(value: group), GroupTree(sorted: members))
+            members.removeAll(keepingCapacity: true)
+        }
+        while try select.step() {
+            let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
+            if group != currentGroup { flush(); currentGroup = group }
+            members.append((label, rowid))
+            places.append((rowid, RowPlace(group: group, label: label)))
+        }
+        flush()
+        places.sort { $0.0 < $1.0 }
+        state.places = CountedTree(sorted: places)
+        return state
+    }
+
+    static func put(id: Int64, rowid: Int64, group: String, label: Int64, _ handle: SQLiteHandle) throws {
+        let insert = try handle.statement("INSERT OR REPLACE INTO \(table(id)) (rowid, grp, label) VALUES (?1, ?2, ?3)")
+        insert.bind(1, rowid)
+        insert.bind(2, group)
+        insert.bind(3, label)
+        try insert.run()
+    }
+
+    static func delete(id: Int64, rowid: Int64, _ handle: SQLiteHandle) throws {
+        let delete = try handle.statement("DELETE FROM \(table(id)) WHERE rowid = ?1")
+        delete.bind(1, rowid)
+        try delete.run()
+    }
+
+    static func deleteAll(id: Int64, _ handle: SQLiteHandle) throws {
+        try handle.execute("DELETE FROM \(table(id))")
+    }
+}
+
+/// A registered view as of one snapshot: its definition, where it is stored
+/// and its contents.
+struct ViewInstance {
+    let name: String
+    var definition: View
+    /// The storage table id; nil for a non-persistent view.
+    var storageID: Int64?
+    var state: ViewState
+    /// Where the last insert landed, so the next one can try there first.
+    var hint: InsertHint = .none
+}
+
+enum InsertHint {
+    case none
+    case beginning(String)
+    case end(String)
+}

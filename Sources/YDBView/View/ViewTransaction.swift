@@ -1,0 +1,192 @@
+extension ReadTransaction {
+    /// The view registered as `name`, as of this transaction (inside a
+    /// read-write transaction: including its own changes so far); nil when no
+    /// such view is registered at this snapshot.
+    public func view(_ name: String) throws -> ViewTransaction? {
+        try access { viewInstance(named: name) == nil ? nil : ViewTransaction(transaction: self, name: name) }
+    }
+}
+
+/// Queries on one view inside one transaction (YapDatabaseViewTransaction).
+/// Every lookup by index or by row is O(log n).
+///
+/// ```swift
+/// try connection.read { t in
+///     let view = try t.view("byTitle")!
+///     let first = try view.rowKey(at: 0, inGroup: "books")
+/// }
+/// ```
+public struct ViewTransaction {
+    let transaction: ReadTransaction
+    public let name: String
+
+    private func withState<T>(_ body: (ViewState) throws -> T) throws -> T {
+        try transaction.access {
+            guard let instance = transaction.viewInstance(named: name) else {
+                throw YDBError(.notFound, "view '\(name)' is no longer registered")
+            }
+            return try body(instance.state)
+        }
+    }
+
+    /// The current contents as an immutable value (for mappings).
+    public func contents() throws -> any ViewContents { try withState { $0 } }
+
+    public var versionTag: String {
+        get throws {
+            try transaction.access { transaction.viewInstance(named: name)?.definition.versionTag ?? "" }
+        }
+    }
+
+    // MARK: Groups
+
+    public func numberOfGroups() throws -> Int { try withState { $0.groups.count } }
+    /// Every non-empty group, in ascending order.
+    public func allGroups() throws -> [String] { try withState { $0.groupNames } }
+    public func hasGroup(_ group: String) throws -> Bool { try withState { $0.group(group) != nil } }
+    public func numberOfItems(inGroup group: String) throws -> Int { try withState { $0.count(inGroup: group) } }
+    public func numberOfItemsInAllGroups() throws -> Int { try withState { $0.totalCount } }
+    public func isEmpty() throws -> Bool { try withState { $0.totalCount == 0 } }
+
+    // MARK: Rows by position
+
+    /// The (collection, key) at `index` of `group`, or nil when out of range.
+    public func rowKey(at index: Int, inGroup group: String) throws -> RowKey? {
+        try withState { state in
+            guard let rowid = state.rowid(at: index, inGroup: group) else { return nil }
+            return try transaction.rowKey(forRowid: rowid)
+        }
+    }
+
+    public func firstRowKey(inGroup group: String) throws -> RowKey? { try rowKey(at: 0, inGroup: group) }
+
+    public func lastRowKey(inGroup group: String) throws -> RowKey? {
+        try rowKey(at: numberOfItems(inGroup: group) - 1, inGroup: group)
+    }
+
+    /// Object and metadata of the row at `index` of `group`.
+    public func row(at index: Int, inGroup group: String) throws -> (key: RowKey, object: [UInt8], metadata: [UInt8]?)? {
+        try withState { state in
+            guard let rowid = state.rowid(at: index, inGroup: group) else { return nil }
+            let row = try transaction.loadRow(rowid, .row)
+            return (RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata)
+        }
+    }
+
+    public func object(at index: Int, inGroup group: String) throws -> [UInt8]? {
+        try row(at: index, inGroup: group)?.object
+    }
+
+    public func metadata(at index: Int, inGroup group: String) throws -> [UInt8]? {
+        try row(at: index, inGroup: group)?.metadata
+    }
+
+    /// Where a row stands in the view, or nil when the view does not hold it.
+    public func position(forKey key: String, inCollection collection: String) throws -> (group: String, index: Int)? {
+        try withState { state in
+            guard let rowid = try transaction.rowid(forKey: key, inCollection: collection) else { return nil }
+            return state.locate(rowid: rowid)
+        }
+    }
+
+    public func group(forKey key: String, inCollection collection: String) throws -> String? {
+        try position(forKey: key, inCollection: collection)?.group
+    }
+
+    // MARK: Enumeration
+
+    /// Visits the rows of `group` with index in `range` (all when nil),
+    /// forwards or backwards; set the `inout Bool` to stop.
+    public func enumerateKeys(inGroup group: String, range: Range<Int>? = nil, reverse: Bool = false,
+                              _ body: (RowKey, Int, inout Bool) throws -> Void) throws {
+        try enumerate(group, range, reverse, .key) { row, index, stop in
+            try body(RowKey(collection: row.collection, key: row.key), index, &stop)
+        }
+    }
+
+    /// Like `enumerateKeys`, with each row's object and metadata.
+    public func enumerateRows(inGroup group: String, range: Range<Int>? = nil, reverse: Bool = false,
+                              _ body: (RowKey, [UInt8], [UInt8]?, Int, inout Bool) throws -> Void) throws {
+        try enumerate(group, range, reverse, .row) { row, index, stop in
+            try body(RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata, index, &stop)
+        }
+    }
+
+    private func enumerate(_ group: String, _ range: Range<Int>?, _ reverse: Bool, _ flavour: ViewFlavour,
+                           _ body: (ViewRow, Int, inout Bool) throws -> Void) throws {
+        // The group is read from this transaction's snapshot up front, so the
+        // callback may query the transaction freely.
+        let (tree, lower) = try withState { state -> (GroupTree?, Int) in
+            (state.group(group), max(0, range?.lowerBound ?? 0))
+        }
+        guard let tree else { return }
+        let upper = min(tree.count, range?.upperBound ?? tree.count)
+        guard lower < upper else { return }
+        var index = reverse ? upper - 1 : lower
+        var failure: Error?
+        tree.forEach(in: lower ..< upper, reverse: reverse) { _, rowid in
+            do {
+                let row = try transaction.access { try transaction.loadRow(rowid, flavour) }
+                var stop = false
+                try body(row, index, &stop)
+                index += reverse ? -1 : 1
+                return !stop
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    // MARK: Find
+
+    /// The range of indexes of `group` for which `find` answers `.same`,
+    /// found by binary search (O(log n) calls), or nil when there is none.
+    /// `find` must agree with the view's sort order (see ViewFind).
+    public func find(inGroup group: String, using find: ViewFind) throws -> Range<Int>? {
+        let tree: GroupTree? = try withState { $0.group(group) }
+        guard let tree else { return nil }
+        func order(_ index: Int) throws -> ViewOrder {
+            let rowid = tree.element(at: index)!.value
+            let row = try transaction.access { try transaction.loadRow(rowid, find.flavour) }
+            return try ViewWriter.callback(name, "find") { try find.body(row) }
+        }
+        // First index not before the range, then first index after it.
+        var low = 0, high = tree.count
+        while low < high {
+            let mid = (low + high) / 2
+            if try order(mid) == .ascending { low = mid + 1 } else { high = mid }
+        }
+        let start = low
+        guard start < tree.count, try order(start) == .same else { return nil }
+        high = tree.count
+        while low < high {
+            let mid = (low + high) / 2
+            if try order(mid) == .descending { high = mid } else { low = mid + 1 }
+        }
+        return start ..< low
+    }
+}
+
+extension Array where Element == CommitNotification {
+    /// Whether any of these commits changed the view `name`.
+    public func hasChanges(forView name: String) -> Bool {
+        contains { $0.viewLogs[name] != nil }
+    }
+
+    /// Whether any of these commits changed rows of `group` in view `name`
+    /// (or removed everything from the view, or emptied/created the group).
+    public func hasChanges(forGroup group: String, inView name: String) -> Bool {
+        contains { notification in
+            guard let log = notification.viewLogs[name] else { return false }
+            return log.entries.contains { entry in
+                switch entry {
+                case .insert(_, let g, _), .delete(_, let g, _), .update(_, let g, _, _): return g == group
+                case .groupCreated(let g), .groupEmptied(let g): return g == group
+                case .reset: return log.before.count(inGroup: group) > 0
+                }
+            }
+        }
+    }
+}

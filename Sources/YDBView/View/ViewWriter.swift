@@ -1,0 +1,378 @@
+/// Keeps one view up to date during one read-write transaction: runs the
+/// callbacks, moves rows in the working `ViewState`, writes the storage table
+/// and records the view log (semantics.md, "Views").
+final class ViewWriter {
+    private(set) var instance: ViewInstance
+    /// The view as the transaction found it.
+    private let before: ViewState
+    private var entries: [ViewLogEntry] = []
+    private var keys: [Int64: RowKey] = [:]
+    private var loggedCreated: Set<String> = []
+    private var shrunkGroups: Set<String> = []
+    private var wasReset = false
+    /// Rows read for sorting comparisons in this transaction.
+    private var rowCache: [Int64: ViewRow] = [:]
+
+    init(instance: ViewInstance) {
+        self.instance = instance
+        before = instance.state
+    }
+
+    private var definition: View { instance.definition }
+
+    /// Swaps in new callbacks for the same grouping and sorting (a
+    /// re-registration with an unchanged version tag): nothing to redo.
+    func replaceCallbacks(_ view: View) { instance.definition = view }
+    private var state: ViewState {
+        get { instance.state }
+        set { instance.state = newValue }
+    }
+
+    // MARK: Row events from the store
+
+    func rowInserted(_ rowid: Int64, _ row: ViewRow, _ transaction: ReadWriteTransaction) throws {
+        guard definition.allows(row.collection) else { return }
+        guard let group = try runGrouping(row) else { return }
+        try insert(rowid, row, into: group, transaction)
+    }
+
+    /// `row` carries the row's current object and metadata.
+    func rowUpdated(_ rowid: Int64, _ row: ViewRow, _ kind: RowChangeKind,
+                    _ transaction: ReadWriteTransaction) throws {
+        guard definition.allows(row.collection) else { return }
+        rowCache[rowid] = nil
+        let rowKey = RowKey(collection: row.collection, key: row.key)
+        let current = state.places.value(for: rowid)
+        let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row) : current?.group
+        guard let newGroup else {
+            if current != nil { try remove(rowid, rowKey, transaction) }
+            return
+        }
+        guard let current else {
+            try insert(rowid, row, into: newGroup, transaction)
+            return
+        }
+        if current.group != newGroup {
+            try remove(rowid, rowKey, transaction)
+            try insert(rowid, row, into: newGroup, transaction)
+            return
+        }
+        let oldIndex = state.group(newGroup)!.index(of: current.label)!
+        let resort = definition.sorting.options.isTriggered(by: kind)
+        if try !resort || fitsInPlace(rowid, row, newGroup, oldIndex, transaction) {
+            logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
+            return
+        }
+        state.remove(rowid: rowid)
+        let newIndex = try position(of: row, in: newGroup, transaction)
+        if newIndex == oldIndex {
+            // An inconsistent comparator can send it back where it was: the
+            // old label still sits between the same neighbours.
+            state.insert(rowid: rowid, group: newGroup, label: current.label)
+            logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
+            return
+        }
+        keys[rowid] = rowKey
+        entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
+        try place(rowid, rowKey, in: newGroup, at: newIndex, transaction)
+    }
+
+    func rowRemoved(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
+        guard state.places.value(for: rowid) != nil else { return }
+        try remove(rowid, rowKey, transaction)
+    }
+
+    /// Everything was removed. `keys` holds the (collection, key) of every
+    /// row that existed, so the log can name the rows the view held.
+    func allRemoved(keys allKeys: [Int64: RowKey], _ transaction: ReadWriteTransaction) throws {
+        guard state.totalCount > 0 else { return }
+        try reset(keys: allKeys, transaction)
+    }
+
+    // MARK: Population
+
+    /// Rebuilds the view from every allowed row, calling grouping once per
+    /// row and sorting O(n log n) times per group. Logged as a reset
+    /// followed by inserts, so mappings of an existing view get a changeset.
+    func repopulate(_ transaction: ReadWriteTransaction) throws {
+        let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
+        var grouped: [String: [(rowid: Int64, row: ViewRow)]] = [:]
+        var scannedKeys: [Int64: RowKey] = [:]
+        try scanRows(flavour, transaction) { rowid, row in
+            scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
+            if let group = try runGrouping(row) {
+                grouped[group, default: []].append((rowid, row.narrowed(to: definition.sorting.flavour)))
+            }
+        }
+        if state.totalCount > 0 { try reset(keys: scannedKeys, transaction) }
+        let sorting = definition.sorting
+        let viewName = instance.name
+        var newState = ViewState()
+        var places: [(Int64, RowPlace)] = []
+        for group in grouped.keys.sorted(by: { GroupName(value: $0) < GroupName(value: $1) }) {
+            let sorted = try StableSort.sort(grouped[group]!) { a, b in
+                try Self.callback(viewName, "sorting") { try sorting.body(group, a.row, b.row) } == .ascending
+            }
+            let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(sorted.count + 2))
+            var members: [(Int64, Int64)] = []
+            members.reserveCapacity(sorted.count)
+            for (index, entry) in sorted.enumerated() {
+                let label = OrderLabels.lowest + step * Int64(index + 1)
+                members.append((label, entry.rowid))
+                places.append((entry.rowid, RowPlace(group: group, label: label)))
+                keys[entry.rowid] = RowKey(collection: entry.row.collection, key: entry.row.key)
+                entries.append(.insert(rowid: entry.rowid, group: group, index: index))
+                if let id = instance.storageID {
+                    try ViewStorage.put(id: id, rowid: entry.rowid, group: group, label: label, transaction.handle)
+                }
+            }
+            newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
+            logCreatedIfNew(group)
+        }
+        places.sort { $0.0 < $1.0 }
+        newState.places = CountedTree(sorted: places)
+        state = newState
+        instance.hint = .none
+    }
+
+    /// Replaces grouping/sorting/tag (and storage) and repopulates, in the
+    /// same transaction.
+    func redefine(_ view: View, storageID: Int64?, _ transaction: ReadWriteTransaction) throws {
+        instance.definition = view
+        instance.storageID = storageID
+        rowCache.removeAll()
+        try repopulate(transaction)
+    }
+
+    private func scanRows(_ flavour: ViewFlavour, _ transaction: ReadWriteTransaction,
+                          _ body: (Int64, ViewRow) throws -> Void) throws {
+        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+        let collections = definition.allowedCollections.map { $0.sorted() }
+        for collection in collections ?? [""] {
+            let sql = collections == nil
+                ? "SELECT \(columns) FROM ydb_rows ORDER BY rowid"
+                : "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY rowid"
+            let owned = try transaction.handle.uncachedStatement(sql)
+            let select = owned.statement
+            if collections != nil { select.bind(1, collection) }
+            while try select.step() {
+                let row = ViewRow(collection: select.string(1), key: select.string(2),
+                                  object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
+                                  metadata: flavour.readsMetadata ? select.blob(4) : nil)
+                try body(select.int64(0), row)
+            }
+        }
+    }
+
+    private static func union(_ a: ViewFlavour, _ b: ViewFlavour) -> ViewFlavour {
+        let object = a.readsObject || b.readsObject, metadata = a.readsMetadata || b.readsMetadata
+        return object && metadata ? .row : object ? .object : metadata ? .metadata : .key
+    }
+
+    // MARK: Finishing
+
+    /// Logs groups that are empty at commit and returns the commit's log (nil
+    /// when the view did nothing).
+    func finish(snapshotBefore: UInt64, snapshot: UInt64) -> ViewCommitLog? {
+        var candidates = shrunkGroups.union(loggedCreated)
+        if wasReset { candidates.formUnion(before.groupNames) }
+        for group in candidates.sorted() where state.group(group) == nil {
+            if before.group(group) != nil || loggedCreated.contains(group) {
+                entries.append(.groupEmptied(group))
+            }
+        }
+        guard !entries.isEmpty else { return nil }
+        return ViewCommitLog(viewName: instance.name, snapshotBefore: snapshotBefore, snapshot: snapshot,
+                             before: before, after: state, entries: entries, keys: keys)
+    }
+
+    // MARK: Moving rows
+
+    private func insert(_ rowid: Int64, _ row: ViewRow, into group: String,
+                        _ transaction: ReadWriteTransaction) throws {
+        let index = try position(of: row, in: group, transaction)
+        try place(rowid, RowKey(collection: row.collection, key: row.key), in: group, at: index, transaction)
+    }
+
+    /// Puts a row (not in the view) at `index` of `group`: chooses its label
+    /// (spreading out neighbours' labels when there is no room), stores it
+    /// and logs the insert.
+    private func place(_ rowid: Int64, _ rowKey: RowKey, in group: String, at index: Int,
+                       _ transaction: ReadWriteTransaction) throws {
+        let tree = state.group(group) ?? GroupTree()
+        let left = index > 0 ? tree.element(at: index - 1)?.key : nil
+        let right = index < tree.count ? tree.element(at: index)?.key : nil
+        var label: Int64
+        if let free = OrderLabels.between(left, right) {
+            label = free
+        } else {
+            let spread = OrderLabels.respread(tree, insertingAt: index)
+            var moved: [(rowid: Int64, label: Int64)] = []
+            var position = spread.window.lowerBound
+            tree.forEach(in: spread.window) { _, movedRowid in
+                moved.append((movedRowid, spread.labels[position - spread.window.lowerBound]))
+                position += 1
+                return true
+            }
+            state.relabel(group: group, rows: moved)
+            for entry in moved { try persist(entry.rowid, group, entry.label, transaction) }
+            label = spread.newLabel
+        }
+        if state.group(group) == nil { logCreatedIfNew(group) }
+        state.insert(rowid: rowid, group: group, label: label)
+        try persist(rowid, group, label, transaction)
+        keys[rowid] = rowKey
+        entries.append(.insert(rowid: rowid, group: group, index: index))
+        let count = tree.count + 1
+        instance.hint = index == count - 1 ? .end(group) : index == 0 ? .beginning(group) : .none
+    }
+
+    private func remove(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
+        guard let (group, index) = state.remove(rowid: rowid) else { return }
+        rowCache[rowid] = nil
+        if let id = instance.storageID { try ViewStorage.delete(id: id, rowid: rowid, transaction.handle) }
+        keys[rowid] = rowKey
+        entries.append(.delete(rowid: rowid, group: group, index: index))
+        shrunkGroups.insert(group)
+    }
+
+    private func reset(keys allKeys: [Int64: RowKey], _ transaction: ReadWriteTransaction) throws {
+        state.places.forEach { rowid, _ in
+            if let rowKey = allKeys[rowid] { keys[rowid] = rowKey }
+            return true
+        }
+        if let id = instance.storageID { try ViewStorage.deleteAll(id: id, transaction.handle) }
+        state = ViewState()
+        rowCache.removeAll()
+        instance.hint = .none
+        entries.append(.reset)
+        wasReset = true
+    }
+
+    private func persist(_ rowid: Int64, _ group: String, _ label: Int64, _ transaction: ReadWriteTransaction) throws {
+        if let id = instance.storageID {
+            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, transaction.handle)
+        }
+    }
+
+    private func logUpdate(_ rowid: Int64, _ rowKey: RowKey, _ group: String, _ index: Int, _ kind: RowChangeKind) {
+        var changes: RowChangeFlags = []
+        if !kind.isDisjoint(with: [.objectChanged, .objectTouched]) { changes.insert(.object) }
+        if !kind.isDisjoint(with: [.metadataChanged, .metadataTouched]) { changes.insert(.metadata) }
+        keys[rowid] = rowKey
+        entries.append(.update(rowid: rowid, group: group, index: index, changes: changes))
+    }
+
+    private func logCreatedIfNew(_ group: String) {
+        guard wasReset || before.group(group) == nil, !loggedCreated.contains(group) else { return }
+        loggedCreated.insert(group)
+        entries.append(.groupCreated(group))
+    }
+
+    // MARK: Sorting
+
+    /// The upper-bound index for `row` in `group`: after every equal row.
+    /// Tries the spot of the last insert first (appends and prepends cost one
+    /// comparison), then binary search.
+    private func position(of row: ViewRow, in group: String, _ transaction: ReadWriteTransaction) throws -> Int {
+        guard let tree = state.group(group), !tree.isEmpty else { return 0 }
+        let subject = row.narrowed(to: definition.sorting.flavour)
+        switch instance.hint {
+        case .end(let last) where last == group:
+            if try compare(subject, tree.last!.value, group, transaction) != .ascending { return tree.count }
+        case .beginning(let first) where first == group:
+            if try compare(subject, tree.first!.value, group, transaction) == .ascending { return 0 }
+        default:
+            break
+        }
+        var low = 0, high = tree.count
+        while low < high {
+            let mid = (low + high) / 2
+            if try compare(subject, tree.element(at: mid)!.value, group, transaction) == .ascending {
+                high = mid
+            } else {
+                low = mid + 1
+            }
+        }
+        return low
+    }
+
+    /// Whether an updated row still sorts between its neighbours.
+    private func fitsInPlace(_ rowid: Int64, _ row: ViewRow, _ group: String, _ index: Int,
+                             _ transaction: ReadWriteTransaction) throws -> Bool {
+        let tree = state.group(group)!
+        let subject = row.narrowed(to: definition.sorting.flavour)
+        if index > 0, try compare(subject, tree.element(at: index - 1)!.value, group, transaction) == .ascending {
+            return false
+        }
+        if index + 1 < tree.count,
+           try compare(subject, tree.element(at: index + 1)!.value, group, transaction) == .descending {
+            return false
+        }
+        return true
+    }
+
+    private func compare(_ subject: ViewRow, _ otherRowid: Int64, _ group: String,
+                         _ transaction: ReadWriteTransaction) throws -> ViewOrder {
+        let other: ViewRow
+        if let cached = rowCache[otherRowid] {
+            other = cached
+        } else {
+            other = try transaction.loadRow(otherRowid, definition.sorting.flavour)
+            if rowCache.count > 4096 { rowCache.removeAll(keepingCapacity: true) }
+            rowCache[otherRowid] = other
+        }
+        let sorting = definition.sorting
+        return try Self.callback(instance.name, "sorting") { try sorting.body(group, subject, other) }
+    }
+
+    private func runGrouping(_ row: ViewRow) throws -> String? {
+        let grouping = definition.grouping
+        let group = try Self.callback(instance.name, "grouping") { try grouping.body(row.narrowed(to: grouping.flavour)) }
+        if let group { try validateName(group, "group name") }
+        return group
+    }
+
+    /// Runs user code; any error becomes a `.callbackFailed` naming the view.
+    static func callback<T>(_ view: String, _ kind: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as YDBError where error.code == .callbackFailed {
+            throw error
+        } catch {
+            throw YDBError(.callbackFailed, "view '\(view)': \(kind) callback failed: \(error)")
+        }
+    }
+}
+
+/// A stable merge sort whose comparator may throw (user callbacks). Equal
+/// rows keep their input order, which matches inserting them one by one at
+/// their upper bound.
+enum StableSort {
+    static func sort<T>(_ input: [T], by less: (T, T) throws -> Bool) throws -> [T] {
+        guard input.count > 1 else { return input }
+        var source = input, target = input
+        var width = 1
+        while width < source.count {
+            var start = 0
+            while start < source.count {
+                let middle = min(start + width, source.count), end = min(start + 2 * width, source.count)
+                var left = start, right = middle, out = start
+                while left < middle && right < end {
+                    if try less(source[right], source[left]) {
+                        target[out] = source[right]; right += 1
+                    } else {
+                        target[out] = source[left]; left += 1
+                    }
+                    out += 1
+                }
+                while left < middle { target[out] = source[left]; left += 1; out += 1 }
+                while right < end { target[out] = source[right]; right += 1; out += 1 }
+                start = end
+            }
+            swap(&source, &target)
+            width *= 2
+        }
+        return source
+    }
+}

@@ -1,0 +1,60 @@
+import XCTest
+@testable import YDBView
+
+final class CountedTreeTests: XCTestCase {
+    /// Sweeps sizes with a tiny node capacity so splits, merges and root
+    /// collapses all happen, and compares with a sorted array after every step.
+    func testRandomInsertRemoveAgainstSortedArray() {
+        for seed in [1, 2, 3] as [UInt64] {
+            var random = SeededRandom(seed: seed)
+            for size in [0, 1, 2, 4, 8, 16, 64, 256, 1024] {
+                var tree = CountedTree<Int, Int>(capacity: 4)
+                var model: [Int] = []
+                for _ in 0 ..< size * 2 {
+                    let key = Int.random(in: 0 ..< size * 4 + 1, using: &random)
+                    if let at = model.firstIndex(of: key) {
+                        XCTAssertEqual(tree.remove(key), key * 10)
+                        model.remove(at: at)
+                    } else {
+                        tree.insert(key, key * 10)
+                        model.append(key)
+                        model.sort()
+                    }
+                }
+                XCTAssertNil(tree.checkInvariants(), "seed \(seed) size \(size)")
+                XCTAssertEqual(tree.count, model.count)
+                for (index, key) in model.enumerated() {
+                    XCTAssertEqual(tree.element(at: index)?.key, key)
+                    XCTAssertEqual(tree.index(of: key), index)
+                    XCTAssertEqual(tree.rank(of: key), index)
+                    XCTAssertEqual(tree.value(for: key), key * 10)
+                }
+                var visited: [Int] = []
+                tree.forEach(in: 1 ..< 5, reverse: true) { key, _ in visited.append(key); return true }
+                XCTAssertEqual(visited, Array(model.dropFirst().prefix(4).reversed()))
+            }
+        }
+    }
+
+    /// A copy keeps its contents while the original is mutated (persistence).
+    func testCopiesAreIndependent() {
+        var tree = CountedTree<Int, Int>(sorted: (0 ..< 500).map { ($0 * 2, $0) }, capacity: 4)
+        let snapshot = tree
+        for key in 0 ..< 200 { tree.remove(key * 2) }
+        for key in 0 ..< 100 { tree.insert(key * 2 + 1, -key) }
+        XCTAssertEqual(snapshot.count, 500)
+        XCTAssertNil(snapshot.checkInvariants())
+        XCTAssertNil(tree.checkInvariants())
+        for key in 0 ..< 500 { XCTAssertEqual(snapshot.value(for: key * 2), key) }
+        XCTAssertEqual(tree.count, 400)
+    }
+
+    func testBulkBuildMatchesInserts() {
+        for size in [0, 1, 3, 47, 48, 49, 1000] {
+            let tree = CountedTree<Int, Int>(sorted: (0 ..< size).map { ($0, $0) }, capacity: 4)
+            XCTAssertNil(tree.checkInvariants())
+            XCTAssertEqual(tree.count, size)
+            if size > 0 { XCTAssertEqual(tree.element(at: size - 1)?.key, size - 1) }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import XCTest
+@testable import YDBView
+
+final class StoreTests: XCTestCase {
+    var database: Database!
+    override func setUpWithError() throws { database = try Database(path: nil) }
+    override func tearDown() { database.close() }
+
+    func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testSetGetRemoveAndCounts() throws {
+        let connection = try database.newConnection()
+        try connection.readWrite { t in
+            try t.setObject(bytes("a"), forKey: "k1", inCollection: "c", metadata: bytes("m"))
+            try t.setObject(bytes("b"), forKey: "k2", inCollection: "c", metadata: nil)
+            try t.setObject([], forKey: "empty", inCollection: "other 'quoted' ✓", metadata: [])
+        }
+        try connection.read { t in
+            XCTAssertEqual(try t.object(forKey: "k1", inCollection: "c"), bytes("a"))
+            XCTAssertEqual(try t.metadata(forKey: "k1", inCollection: "c"), bytes("m"))
+            XCTAssertNil(try t.metadata(forKey: "k2", inCollection: "c"))
+            XCTAssertEqual(try t.object(forKey: "empty", inCollection: "other 'quoted' ✓"), [])
+            XCTAssertEqual(try t.metadata(forKey: "empty", inCollection: "other 'quoted' ✓"), [])
+            XCTAssertEqual(try t.count(inCollection: "c"), 2)
+            XCTAssertEqual(try t.countAll(), 3)
+            XCTAssertEqual(try t.collections(), ["c", "other 'quoted' ✓"])
+            XCTAssertEqual(try t.keys(inCollection: "c"), ["k1", "k2"])
+        }
+        try connection.readWrite { t in
+            try t.replaceObject(bytes("A"), forKey: "k1", inCollection: "c")
+            try t.replaceMetadata(nil, forKey: "k1", inCollection: "c")
+            try t.replaceObject(bytes("x"), forKey: "missing", inCollection: "c")
+            try t.removeObject(forKey: "k2", inCollection: "c")
+        }
+        try connection.read { t in
+            XCTAssertEqual(try t.row(forKey: "k1", inCollection: "c")?.object, bytes("A"))
+            XCTAssertNil(try t.metadata(forKey: "k1", inCollection: "c"))
+            XCTAssertFalse(try t.exists(key: "missing", inCollection: "c"))
+            XCTAssertFalse(try t.exists(key: "k2", inCollection: "c"))
+        }
+        XCTAssertEqual(database.snapshot, 2)
+    }
+
+    func testSnapshotIsolationAndLongLivedReads() throws {
+        let writer = try database.newConnection()
+        let reader = try database.newConnection()
+        XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 0)
+        try writer.readWrite { try $0.setObject(self.bytes("1"), forKey: "a", inCollection: "c", metadata: nil) }
+        try writer.readWrite { try $0.touchObject(forKey: "a", inCollection: "c") }
+        try writer.readWrite { _ in }  // changes nothing: no snapshot
+        XCTAssertEqual(database.snapshot, 2)
+        XCTAssertNil(try reader.read { try $0.object(forKey: "a", inCollection: "c") })
+        let skipped = try reader.beginLongLivedReadTransaction()
+        XCTAssertEqual(skipped.map(\.snapshot), [1, 2])
+        XCTAssertEqual(skipped[0].changedRows[RowKey(collection: "c", key: "a")], [.objectChanged, .metadataChanged])
+        XCTAssertEqual(skipped[1].changedRows[RowKey(collection: "c", key: "a")], .objectTouched)
+        XCTAssertTrue(skipped.hasChange(forKey: "a", inCollection: "c"))
+        XCTAssertFalse(skipped.hasChange(inCollection: "d"))
+        XCTAssertEqual(try reader.read { try $0.object(forKey: "a", inCollection: "c") }, bytes("1"))
+        XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 0)
+    }
+
+    func testRollbackOnThrow() throws {
+        struct Boom: Error {}
+        let connection = try database.newConnection()
+        XCTAssertThrowsError(try connection.readWrite { t in
+            try t.setObject(self.bytes("x"), forKey: "k", inCollection: "c", metadata: nil)
+            throw Boom()
+        })
+        XCTAssertEqual(try connection.read { try $0.countAll() }, 0)
+        XCTAssertEqual(database.snapshot, 0)
+    }
+
+    func testMisuseIsReported() throws {
+        let connection = try database.newConnection()
+        let read = try connection.beginReadTransaction()
+        XCTAssertThrowsError(try connection.beginReadWriteTransaction()) {
+            XCTAssertEqual(($0 as? YDBError)?.code, .misuse)
+        }
+        read.end()
+        XCTAssertThrowsError(try read.countAll()) { XCTAssertEqual(($0 as? YDBError)?.code, .misuse) }
+        XCTAssertThrowsError(try connection.readWrite { t in
+            try t.setObject([1], forKey: "a\u{0}b", inCollection: "c", metadata: nil)
+        }) { XCTAssertEqual(($0 as? YDBError)?.code, .invalidArgument) }
+        connection.close()
+        XCTAssertThrowsError(try connection.beginReadTransaction()) { XCTAssertEqual(($0 as? YDBError)?.code, .closed) }
+    }
+}
