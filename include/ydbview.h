@@ -25,7 +25,8 @@
 **
 ** Output parameters come last.  Out-pointers must not be NULL unless the
 **   function says so (YDB_MISUSE otherwise). On failure they are set to
-**   NULL / 0 when the pointer itself was valid.
+**   NULL / 0 when the pointer itself was valid. A NULL string or callback
+**   where one is required gives YDB_INVALID_ARGUMENT.
 **
 ** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification and
 **   ydb_notification_list are opaque. Every handle is checked on entry:
@@ -279,9 +280,12 @@ int ydb_connection_snapshot(ydb_connection *conn, uint64_t *out_snapshot);
 ** every read transaction begun on it reads that snapshot, however many
 ** commits other connections make, until the connection moves forward.
 ** Calling ydb_connection_begin_long_lived_read again moves the bookmark
-** to the newest snapshot in one atomic step and reports the commits
-** skipped since the previous bookmark -- exactly those, oldest first. The
-** first call reports none.
+** to the newest snapshot in one atomic step and reports the commits the
+** connection skipped -- exactly those, oldest first: every commit since it
+** last read (its previous bookmark, or for the first call its last
+** transaction, or its opening). A connection's own commits are never
+** reported to it. A connection in a long-lived read transaction cannot
+** write: ydb_txn_begin_read_write gives YDB_MISUSE until it ends it.
 ** ------------------------------------------------------------------------ */
 
 /*
@@ -327,6 +331,7 @@ int ydb_txn_begin_read(ydb_connection *conn, ydb_txn **out_txn);
 ** ydb_txn_begin_read_write begins a read-write transaction on `conn`, waiting
 ** while another connection writes. *out_txn is owned by the caller: finish
 ** it with ydb_txn_commit() or ydb_txn_rollback(). On failure it is NULL.
+** A connection in a long-lived read transaction gives YDB_MISUSE.
 */
 int ydb_txn_begin_read_write(ydb_connection *conn, ydb_txn **out_txn);
 
@@ -437,7 +442,11 @@ int ydb_txn_enumerate_rows(ydb_txn *txn, const char *collection,
 /* ---------------------------------------------------------------------------
 ** Writing (read-write transactions only; YDB_MISUSE in a read transaction)
 **
-** A failed write changes nothing: the transaction goes on as before.
+** A write refused for a bad argument (NULL or invalid UTF-8 name, NULL
+** blob with a size) changes nothing, and the transaction goes on. A write
+** that fails inside the engine (an SQLite error, later a view callback)
+** poisons the transaction: every later write fails with YDB_MISUSE and
+** ydb_txn_commit rolls everything back and returns the first error.
 ** ------------------------------------------------------------------------ */
 
 /*
