@@ -187,11 +187,12 @@ int ydb_database_open(const char *path, ydb_database **out_db);
 
 /*
 ** ydb_database_close closes the database and frees the handle. Every commit
-** observer still registered is removed (its destructor runs). Connections
-** and transactions opened on it stay valid handles that must still be
-** closed/ended, but every further operation through them returns
-** YDB_CLOSED. NULL is a harmless no-op (YDB_OK); a stale handle gives
-** YDB_MISUSE.
+** observer still registered is removed (its destructor runs), and every
+** transaction still open on its connections is ended (read-write ones roll
+** back). Connection and transaction handles stay valid and must still be
+** closed/ended, but every further operation through them fails: YDB_CLOSED
+** on a connection, YDB_MISUSE on an ended transaction. NULL is a harmless
+** no-op (YDB_OK); a stale handle gives YDB_MISUSE.
 */
 int ydb_database_close(ydb_database *db);
 
@@ -261,8 +262,9 @@ int ydb_connection_open(ydb_database *db, ydb_connection **out_conn);
 /*
 ** ydb_connection_close ends the connection's long-lived read transaction,
 ** if any, closes it and frees the handle. Transactions still open on it
-** are rolled back by the engine; their handles stay valid until ended
-** (every operation on them then returns an error). NULL is a harmless no-op.
+** are ended (read-write ones roll back); their handles stay valid until
+** ended with ydb_txn_end (every other operation on them returns
+** YDB_MISUSE). NULL is a harmless no-op.
 */
 int ydb_connection_close(ydb_connection *conn);
 

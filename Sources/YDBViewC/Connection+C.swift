@@ -69,8 +69,10 @@ public func ydb_connection_open(_ databaseHandle: OpaquePointer?,
     run {
         let out = try required(outConnection, "out_conn")
         out.pointee = nil
-        let database = try lookup(databaseHandle, DatabaseBox.self, "database").database
-        out.pointee = registry.register(ConnectionBox(try database.newConnection()))
+        let database = try lookup(databaseHandle, DatabaseBox.self, "database")
+        let connection = ConnectionBox(try database.database.newConnection())
+        database.connectionOpened(connection)
+        out.pointee = registry.register(connection)
     }
 }
 

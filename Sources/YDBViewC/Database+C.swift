@@ -17,6 +17,9 @@ final class DatabaseBox {
     private let lock = Lock()
     private var observers: [UInt64: (engineToken: Int, slot: ObserverSlot)] = [:]
     private var lastObserverToken: UInt64 = 0
+    /// Connections opened through this handle, so closing the database can
+    /// finish the transactions still open on them.
+    private var connections: [ObjectIdentifier: WeakConnection] = [:]
 
     init(_ database: Database) {
         self.database = database
@@ -44,10 +47,28 @@ final class DatabaseBox {
         return true
     }
 
+    func connectionOpened(_ connection: ConnectionBox) {
+        lock.withLock {
+            connections = connections.filter { $0.value.box != nil }
+            connections[ObjectIdentifier(connection)] = WeakConnection(box: connection)
+        }
+    }
+
+    /// Ends every transaction still open on this database's connections
+    /// (rolling back read-write ones), so none outlives the database.
+    func finishAllTransactions() {
+        let open = lock.withLock { connections.values.compactMap(\.box) }
+        for connection in open { connection.finishAll() }
+    }
+
     func removeAllObservers() {
         let tokens = lock.withLock { Array(observers.keys) }
         for token in tokens { _ = removeObserver(token) }
     }
+}
+
+struct WeakConnection {
+    weak var box: ConnectionBox?
 }
 
 /// The C callback, its ctx and destructor. The destructor runs when the last
@@ -110,6 +131,7 @@ public func ydb_database_close(_ handle: OpaquePointer?) -> Int32 {
         let box = try lookup(handle, DatabaseBox.self, "database")
         registry.unregister(handle)
         box.removeAllObservers()
+        box.finishAllTransactions()
         box.database.close()
     }
 }

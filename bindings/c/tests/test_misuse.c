@@ -120,8 +120,20 @@ static void test_closed_and_stale(void) {
     CHECK_RC(ydb_connection_snapshot(conn2, &snapshot), YDB_MISUSE);
     CHECK_RC(ydb_connection_close(conn2), YDB_MISUSE);
 
-    /* Close the database under a live connection: YDB_CLOSED after. */
+    /* Close the database under a live connection and open transactions:
+    ** YDB_CLOSED on the connection, the transactions are ended, and the
+    ** write lock they held is released. */
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    REQUIRE_OK(ydb_connection_open(db, &conn2));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn2, &stale));
+    CHECK_OK(ydb_txn_set_object(stale, "c", "never", "v", 1, NULL, 0));
     CHECK_OK(ydb_database_close(db));
+    CHECK_RC(ydb_txn_count_all(txn, &count), YDB_MISUSE);
+    CHECK_OK(ydb_txn_end(txn));
+    CHECK(ydb_txn_commit(stale) != YDB_OK);
+    CHECK_RC(ydb_txn_rollback(stale), YDB_MISUSE); /* commit freed it */
+    CHECK_RC(ydb_txn_begin_read_write(conn2, &stale), YDB_CLOSED);
+    CHECK_OK(ydb_connection_close(conn2));
     CHECK_RC(ydb_database_snapshot(db, &snapshot), YDB_MISUSE);
     CHECK_RC(ydb_database_close(db), YDB_MISUSE);
     CHECK_RC(ydb_txn_begin_read(conn, &txn), YDB_CLOSED);

@@ -89,6 +89,24 @@ def test_closed_database_and_connection(db: ydbview.Database) -> None:
     live.close()
 
 
+def test_closing_the_database_ends_open_transactions() -> None:
+    db = ydbview.Database()
+    conn, writer_conn = db.new_connection(), db.new_connection()
+    reader = conn.read()
+    writer = writer_conn.read_write()
+    writer.set("c", "k", b"v")
+    db.close()
+    with pytest.raises(MisuseError):
+        reader.count_all()
+    with pytest.raises(YDBError):
+        writer.commit()
+    reader.end()
+    with pytest.raises(ClosedError):
+        writer_conn.read_write()
+    conn.close()
+    writer_conn.close()
+
+
 def test_names_with_nul_are_refused_before_c(conn: ydbview.Connection) -> None:
     with conn.read_write() as t:
         with pytest.raises(InvalidArgumentError, match="NUL"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import pickle
-from typing import Any, Callable, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -43,7 +43,7 @@ class JSONSerializer:
 
     def __init__(self, *, sort_keys: bool = False,
                  default: Optional[Callable[[Any], Any]] = None,
-                 object_hook: Optional[Callable[[dict], Any]] = None) -> None:
+                 object_hook: Optional[Callable[[Dict[str, Any]], Any]] = None) -> None:
         self.sort_keys = sort_keys
         self.default = default
         self.object_hook = object_hook

@@ -28,6 +28,7 @@ from typing import (
     NamedTuple,
     Optional,
     Tuple,
+    TypeVar,
     Union,
 )
 
@@ -453,6 +454,9 @@ class Row(NamedTuple):
     metadata: Any
 
 
+_Txn = TypeVar("_Txn", bound="ReadTransaction")
+
+
 class ReadTransaction:
     """A consistent view of the database as of one snapshot.
 
@@ -479,10 +483,10 @@ class ReadTransaction:
     def active(self) -> bool:
         return self._finalizer.alive
 
-    def __enter__(self) -> "ReadTransaction":
+    def __enter__(self: _Txn) -> _Txn:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: Any) -> None:
         self.end()
 
     @property
@@ -592,7 +596,7 @@ class ReadTransaction:
     def rows(self, collection: str) -> List[Tuple[str, Any, Any]]:
         """Every ``(key, object, metadata)`` of ``collection`` in key order."""
         found: List[Tuple[str, Any, Any]] = []
-        self.enumerate_rows(collection, lambda *row: found.append(row))  # type: ignore[arg-type]
+        self.enumerate_rows(collection, lambda key, obj, meta: found.append((key, obj, meta)))
         return found
 
     def __repr__(self) -> str:
@@ -606,7 +610,7 @@ class ReadWriteTransaction(ReadTransaction):
 
     _release = lib.ydb_txn_rollback
 
-    def __exit__(self, exc_type: Optional[type], *exc: object) -> None:
+    def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: Any) -> None:
         if not self.active:
             return
         if exc_type is None:
