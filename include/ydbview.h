@@ -178,7 +178,8 @@ typedef struct ydb_notification_list ydb_notification_list;
 /*
 ** ydb_database_open opens (creating it if needed) the database file at
 ** `path` and stores a new handle in *out_db. With path == NULL the database
-** is a private temporary file, deleted when the database is closed.
+** is a private temporary file, deleted when the database is closed. An
+** empty path gives YDB_INVALID_ARGUMENT.
 **
 ** *out_db is owned by the caller: close it with ydb_database_close().
 ** On failure *out_db is set to NULL.
@@ -219,9 +220,10 @@ int ydb_database_snapshot(ydb_database *db, uint64_t *out_snapshot);
 ** ydb_notification_copy() to keep it). Observers registered on one database
 ** see every commit of every connection of it, in snapshot order.
 **
-** An observer must not begin or commit transactions on the connection that
-** committed (it is still busy); reading through other connections is fine.
-** It cannot fail: it returns nothing.
+** An observer may read through any connection but the one that committed
+** (which is still busy: YDB_MISUSE). It must not write: the commit still
+** holds the database's write lock, so ydb_txn_begin_read_write inside an
+** observer returns YDB_MISUSE. It cannot fail: it returns nothing.
 ** ------------------------------------------------------------------------ */
 
 typedef void (*ydb_commit_observer_fn)(void *ctx,

@@ -107,7 +107,12 @@ final class ObserverSlot: @unchecked Sendable {
         guard let observer = lock.withLock({ observer }) else { return }
         let box = NotificationBox(notification, owned: false)
         let handle = registry.register(box)
-        defer { registry.unregister(handle) }
+        let thread = currentLastError(create: true)
+        thread?.observerDepth += 1
+        defer {
+            thread?.observerDepth -= 1
+            registry.unregister(handle)
+        }
         observer.callback(observer.ctx, handle)
     }
 }
@@ -119,6 +124,9 @@ public func ydb_database_open(_ path: UnsafePointer<CChar>?,
         let out = try required(outDatabase, "out_db")
         out.pointee = nil
         let filePath = try path.map { try string($0, "path") }
+        if filePath == "" {
+            throw YDBError(.invalidArgument, "path is empty (pass NULL for a temporary database)")
+        }
         let database = try Database(path: filePath)
         out.pointee = registry.register(DatabaseBox(database))
     }

@@ -82,10 +82,12 @@ func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: Stri
 
 // MARK: - Last error (thread-local)
 
-/// One per thread, owned by the thread's pthread key: freed when the thread exits.
+/// One per thread, owned by the thread's pthread key: freed when the thread
+/// exits. Holds the last error and how deep the thread is in commit observers.
 final class LastError {
     var code: Int32 = 0
     var message: UnsafeMutablePointer<CChar>?
+    var observerDepth = 0
 
     deinit { free(message) }
 

@@ -64,7 +64,14 @@ public func ydb_txn_begin_read(_ connection: OpaquePointer?,
 @_cdecl("ydb_txn_begin_read_write")
 public func ydb_txn_begin_read_write(_ connection: OpaquePointer?,
                                      _ outTxn: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    begin(connection, outTxn) { try $0.beginReadWriteTransaction() }
+    begin(connection, outTxn) { connection in
+        // Observers run while the committing transaction still holds the
+        // database's write lock: waiting for it here would never end.
+        if let thread = currentLastError(create: false), thread.observerDepth > 0 {
+            throw YDBError(.misuse, "cannot begin a read-write transaction inside a commit observer")
+        }
+        return try connection.beginReadWriteTransaction()
+    }
 }
 
 @_cdecl("ydb_txn_commit")

@@ -111,10 +111,14 @@ static void test_open_and_path(void) {
     ydb_database *db = NULL;
     const char *path = NULL;
     uint64_t snapshot = 99;
+    ydb_database *none = (ydb_database *)&none;
     char file[] = "/tmp/ydbview-test-XXXXXX";
     char db_path[64];
     int fd = mkstemp(file);
 
+    CHECK_RC(ydb_database_open("", &none), YDB_INVALID_ARGUMENT);
+    CHECK(none == NULL);
+    CHECK_RC(ydb_database_open("/nonexistent/dir/x.sqlite", &none), YDB_SQLITE);
     CHECK_OK(ydb_database_open(NULL, &db));
     CHECK(db != NULL);
     CHECK_OK(ydb_database_path(db, &path));
@@ -449,6 +453,51 @@ static void test_observer_destructor_rules(void) {
     CHECK(state.destroyed == 1);
 }
 
+typedef struct {
+    ydb_connection *committer;
+    ydb_connection *other;
+    int write_status;
+    int read_committer_status;
+    int read_other_status;
+} nested_state;
+
+static void observe_and_reenter(void *ctx, const ydb_notification *n) {
+    nested_state *state = (nested_state *)ctx;
+    ydb_txn *txn = (ydb_txn *)&txn;
+    (void)n;
+    state->write_status = ydb_txn_begin_read_write(state->other, &txn);
+    if (txn != NULL) ydb_txn_rollback(txn);
+    state->read_committer_status = ydb_txn_begin_read(state->committer, &txn);
+    if (txn != NULL) ydb_txn_end(txn);
+    state->read_other_status = ydb_txn_begin_read(state->other, &txn);
+    if (txn != NULL) {
+        int same = object_is(txn, "obs", "k", "v");
+        if (!same) state->read_other_status = -1;
+        ydb_txn_end(txn);
+    }
+}
+
+static void test_observer_calls_back(ydb_database *db, ydb_connection *conn) {
+    nested_state state;
+    ydb_connection *other = NULL;
+    uint64_t token = 0;
+
+    REQUIRE_OK(ydb_connection_open(db, &other));
+    memset(&state, 0, sizeof state);
+    state.committer = conn;
+    state.other = other;
+    REQUIRE_OK(ydb_database_add_commit_observer(db, observe_and_reenter, &state,
+                                                NULL, &token));
+    CHECK_OK(put(conn, "obs", "k", "v", NULL));
+    CHECK(state.write_status == YDB_MISUSE);
+    CHECK(state.read_committer_status == YDB_MISUSE);
+    CHECK(state.read_other_status == YDB_OK);
+    CHECK_OK(ydb_database_remove_commit_observer(db, token));
+    /* Outside the observer, writing works again. */
+    CHECK_OK(put(other, "obs", "k2", "v", NULL));
+    CHECK_OK(ydb_connection_close(other));
+}
+
 static void test_notification_handles(ydb_database *db, ydb_connection *conn) {
     observer_state state;
     uint64_t token = 0, snapshot = 0;
@@ -486,6 +535,7 @@ int main(void) {
     test_counts_and_enumeration(conn);
     test_replace_touch_remove(db, conn);
     test_notification_handles(db, conn);
+    test_observer_calls_back(db, conn);
     CHECK_OK(ydb_connection_close(conn));
     CHECK_OK(ydb_database_close(db));
 

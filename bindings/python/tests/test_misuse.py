@@ -130,6 +130,10 @@ def test_invalid_utf8_is_refused_by_c(conn: ydbview.Connection) -> None:
         t.set("c", "ok", b"v")
     with pytest.raises(InvalidArgumentError):
         ydbview.Database("/tmp/\udcff.sqlite")
+    with pytest.raises(InvalidArgumentError):
+        ydbview.Database("")
+    with pytest.raises(ydbview.SQLiteError):
+        ydbview.Database("/nonexistent/dir/x.sqlite")
 
 
 def test_wrong_types(conn: ydbview.Connection) -> None:
