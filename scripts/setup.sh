@@ -72,7 +72,9 @@ PY
   origin=$("$PYTHON" -c 'import importlib.util as u; s = u.find_spec("ydbview"); print(s.origin if s else "")' 2>/dev/null || true)
   if [ "$origin" != "$YDB_ROOT/bindings/python/ydbview/__init__.py" ]; then
     ydb_log "installing the Python package (editable) from bindings/python"
-    if "$PYTHON" -c 'import setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 64)' 2>/dev/null; then
+    # Build offline with the local setuptools when it can (>= 64 and wheel
+    # present); otherwise let pip fetch a build backend.
+    if "$PYTHON" -c 'import setuptools, wheel, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 64)' 2>/dev/null; then
       "${pip[@]}" --no-build-isolation -e "$YDB_ROOT/bindings/python"
     else
       "${pip[@]}" -e "$YDB_ROOT/bindings/python"
