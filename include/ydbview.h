@@ -49,10 +49,11 @@
 **   any Unicode text (quotes, spaces, emoji, the empty string) is fine.
 **
 ** Blobs.  Objects and metadata are byte strings passed as (const void *,
-**   size_t). A NULL pointer with size 0 is the empty blob; a NULL pointer
-**   with a nonzero size is YDB_INVALID_ARGUMENT. Where metadata is optional,
-**   a NULL pointer means "no metadata", which is different from empty
-**   metadata (non-NULL pointer, size 0).
+**   size_t), up to SQLite's blob limit (1e9 bytes unless SQLite was built
+**   otherwise; larger gives YDB_SQLITE). A NULL pointer with size 0 is the
+**   empty blob; a NULL pointer with a nonzero size is YDB_INVALID_ARGUMENT.
+**   Where metadata is optional, a NULL pointer means "no metadata", which is
+**   different from empty metadata (non-NULL pointer, size 0).
 **
 ** Callbacks.  A callback is a function pointer plus a `void *ctx` passed
 **   back to it as its first argument. Enumeration callbacks return 0 to go
@@ -68,6 +69,23 @@
 **   calls: use one connection per thread for concurrency. Readers never
 **   block writers and writers never block readers (SQLite WAL mode); one
 **   read-write transaction runs at a time per database.
+**
+** Example.
+**
+**     ydb_database *db;  ydb_connection *conn;  ydb_txn *txn;
+**     void *data;  size_t size;
+**     if (ydb_database_open("books.sqlite", &db) != YDB_OK)
+**         fprintf(stderr, "%s\n", ydb_errmsg());
+**     ydb_connection_open(db, &conn);
+**     ydb_txn_begin_read_write(conn, &txn);
+**     ydb_txn_set_object(txn, "books", "b1", "Dune", 4, NULL, 0);
+**     ydb_txn_commit(txn);                       -- frees txn
+**     ydb_txn_begin_read(conn, &txn);
+**     if (ydb_txn_get_object(txn, "books", "b1", &data, &size) == YDB_OK)
+**         ydb_free(data);
+**     ydb_txn_end(txn);                          -- frees txn
+**     ydb_connection_close(conn);
+**     ydb_database_close(db);
 **
 ** Future.  Views (ydb_view_*), mappings (ydb_mappings_*) and changesets
 **   (ydb_changeset_*) will join this header; existing signatures never
