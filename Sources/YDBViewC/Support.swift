@@ -1,0 +1,197 @@
+// Plumbing shared by every export: a lock, the handle registry, the
+// thread-local last error, and the conversions at the C boundary.
+//
+// Nothing here decides behaviour; it only turns C arguments into Swift
+// values (refusing the ones that would trap) and YDBError into a status.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+// MARK: - Lock
+
+/// A plain mutex: the export layer must not depend on Foundation.
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+// MARK: - Handle registry
+
+/// Handles given to C are tokens, not addresses: a token maps to its box
+/// here, and a token is never reused. So NULL, stale (closed, freed, ended)
+/// and made-up handles are all detected instead of being dereferenced.
+final class HandleRegistry: @unchecked Sendable {
+    private let lock = Lock()
+    private var boxes: [UInt: AnyObject] = [:]
+    /// Tokens start high and step by 16 so they look like aligned pointers
+    /// in a debugger and never collide with small integers.
+    private var lastToken: UInt = 0x10_0000
+
+    func register(_ box: AnyObject) -> OpaquePointer {
+        lock.withLock {
+            lastToken += 16
+            boxes[lastToken] = box
+            return OpaquePointer(bitPattern: lastToken)!
+        }
+    }
+
+    /// The box behind `handle`, if it is live and of type `T`.
+    func box<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type) -> T? {
+        guard let handle else { return nil }
+        return lock.withLock { boxes[UInt(bitPattern: handle)] } as? T
+    }
+
+    @discardableResult
+    func unregister(_ handle: OpaquePointer?) -> AnyObject? {
+        guard let handle else { return nil }
+        return lock.withLock { boxes.removeValue(forKey: UInt(bitPattern: handle)) }
+    }
+}
+
+let registry = HandleRegistry()
+
+/// Looks a handle up, or throws YDB_MISUSE naming what was expected.
+func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: String) throws -> T {
+    guard let handle else { throw YDBError(.misuse, "\(what) handle is NULL") }
+    guard let box = registry.box(handle, as: type) else {
+        throw YDBError(.misuse, "\(what) handle is not valid (closed, freed, ended or never opened)")
+    }
+    return box
+}
+
+// MARK: - Last error (thread-local)
+
+/// One per thread, owned by the thread's pthread key: freed when the thread
+/// exits. Holds the last error and how deep the thread is in commit observers.
+final class LastError {
+    var code: Int32 = 0
+    var message: UnsafeMutablePointer<CChar>?
+    var observerDepth = 0
+
+    deinit { free(message) }
+
+    func set(_ code: Int32, _ text: String) {
+        free(message)
+        self.code = code
+        message = strdup(text)
+    }
+}
+
+let lastErrorKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+        if let pointer { Unmanaged<LastError>.fromOpaque(pointer).release() }
+    }
+    return key
+}()
+
+func currentLastError(create: Bool) -> LastError? {
+    if let pointer = pthread_getspecific(lastErrorKey) {
+        return Unmanaged<LastError>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    guard create else { return nil }
+    let state = LastError()
+    pthread_setspecific(lastErrorKey, Unmanaged.passRetained(state).toOpaque())
+    return state
+}
+
+/// Runs one export: YDB_OK (and a cleared last error) on success; on
+/// failure the status and message are recorded for `ydb_errmsg`.
+func run(_ body: () throws -> Void) -> Int32 {
+    do {
+        try body()
+        currentLastError(create: false)?.code = 0
+        return 0
+    } catch let error as YDBError {
+        return fail(error.code.rawValue, error.message)
+    } catch {
+        return fail(YDBErrorCode.error.rawValue, String(describing: error))
+    }
+}
+
+@discardableResult
+func fail(_ code: Int32, _ message: String) -> Int32 {
+    currentLastError(create: true)?.set(code, message)
+    return code
+}
+
+// MARK: - Arguments in
+
+/// A required NUL-terminated UTF-8 string.
+func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws -> String {
+    guard let pointer else { throw YDBError(.invalidArgument, "\(what) is NULL") }
+    guard let value = String(validatingCString: pointer) else {
+        throw YDBError(.invalidArgument, "\(what) is not valid UTF-8")
+    }
+    return value
+}
+
+/// A size_t that must fit in Int (anything larger cannot be a real buffer).
+func count(_ size: UInt, _ what: String) throws -> Int {
+    guard let value = Int(exactly: size) else {
+        throw YDBError(.invalidArgument, "\(what) is too large")
+    }
+    return value
+}
+
+/// A required blob: NULL with size 0 is the empty blob.
+func bytes(_ pointer: UnsafeRawPointer?, _ size: UInt, _ what: String) throws -> [UInt8] {
+    let length = try count(size, "\(what) size")
+    guard let pointer else {
+        if length == 0 { return [] }
+        throw YDBError(.invalidArgument, "\(what) is NULL but its size is \(size)")
+    }
+    return Array(UnsafeRawBufferPointer(start: pointer, count: length))
+}
+
+/// An optional blob: NULL (with size 0) means "none".
+func optionalBytes(_ pointer: UnsafeRawPointer?, _ size: UInt, _ what: String) throws -> [UInt8]? {
+    if pointer == nil && size == 0 { return nil }
+    return try bytes(pointer, size, what)
+}
+
+func required<T>(_ pointer: T?, _ what: String) throws -> T {
+    guard let pointer else { throw YDBError(.misuse, "\(what) is NULL") }
+    return pointer
+}
+
+// MARK: - Results out
+
+/// A malloc'd copy of `data` for the caller to `ydb_free`; never NULL.
+func mallocCopy(_ data: [UInt8]) throws -> UnsafeMutableRawPointer {
+    guard let buffer = malloc(max(data.count, 1)) else {
+        throw YDBError(.error, "out of memory (\(data.count) bytes)")
+    }
+    data.withUnsafeBytes { source in
+        if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: source.count) }
+    }
+    return buffer
+}
+
+/// A NUL-terminated copy that lives until the process ends (static strings).
+func immortalCString(_ text: String) -> UnsafePointer<CChar> {
+    UnsafePointer(strdup(text)!)
+}
+
+func currentThread() -> UInt { UInt(pthread_self()) }

@@ -1,0 +1,402 @@
+// ydb_txn_*: beginning and finishing transactions, reading and writing rows.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+public typealias CNameCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                         UnsafeRawPointer?, UInt, UnsafeRawPointer?, UInt) -> Int32
+
+final class TxnBox {
+    let connection: ConnectionBox
+    let transaction: ReadTransaction
+
+    init(_ connection: ConnectionBox, _ transaction: ReadTransaction) {
+        self.connection = connection
+        self.transaction = transaction
+    }
+
+    var writer: ReadWriteTransaction {
+        get throws {
+            guard let writer = transaction as? ReadWriteTransaction else {
+                throw YDBError(.misuse, "cannot write in a read transaction")
+            }
+            return writer
+        }
+    }
+
+    /// Ends the transaction (rolling back a read-write one).
+    func finish() {
+        if let writer = transaction as? ReadWriteTransaction { writer.rollback() } else { transaction.end() }
+        connection.finished(transaction)
+    }
+}
+
+/// Looks a transaction up and refuses re-entry from its connection's callbacks.
+func usableTxn(_ handle: OpaquePointer?) throws -> TxnBox {
+    let box = try lookup(handle, TxnBox.self, "transaction")
+    try box.connection.checkNotInCallback()
+    return box
+}
+
+private func begin(_ connectionHandle: OpaquePointer?, _ outTxn: UnsafeMutablePointer<OpaquePointer?>?,
+                   _ make: (Connection) throws -> ReadTransaction) -> Int32 {
+    run {
+        let out = try required(outTxn, "out_txn")
+        out.pointee = nil
+        let connection = try usableConnection(connectionHandle)
+        let transaction = try make(connection.connection)
+        connection.opened(transaction)
+        out.pointee = registry.register(TxnBox(connection, transaction))
+    }
+}
+
+@_cdecl("ydb_txn_begin_read")
+public func ydb_txn_begin_read(_ connection: OpaquePointer?,
+                               _ outTxn: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    begin(connection, outTxn) { try $0.beginReadTransaction() }
+}
+
+@_cdecl("ydb_txn_begin_read_write")
+public func ydb_txn_begin_read_write(_ connection: OpaquePointer?,
+                                     _ outTxn: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    begin(connection, outTxn) { connection in
+        // Observers run while the committing transaction still holds the
+        // database's write lock: waiting for it here would never end.
+        if let thread = currentLastError(create: false), thread.observerDepth > 0 {
+            throw YDBError(.misuse, "cannot begin a read-write transaction inside a commit observer")
+        }
+        return try connection.beginReadWriteTransaction()
+    }
+}
+
+@_cdecl("ydb_txn_commit")
+public func ydb_txn_commit(_ handle: OpaquePointer?) -> Int32 {
+    run {
+        let box = try usableTxn(handle)
+        let writer = try box.writer
+        registry.unregister(handle)
+        defer { box.connection.finished(writer) }
+        do {
+            // Observers run inside commit on this thread: they must not
+            // re-enter this connection.
+            try box.connection.whileRunningCallbacks { try writer.commit() }
+        } catch {
+            writer.rollback()
+            throw error
+        }
+    }
+}
+
+private func finish(_ handle: OpaquePointer?) -> Int32 {
+    run {
+        guard handle != nil else { return }
+        let box = try usableTxn(handle)
+        registry.unregister(handle)
+        box.finish()
+    }
+}
+
+@_cdecl("ydb_txn_rollback")
+public func ydb_txn_rollback(_ handle: OpaquePointer?) -> Int32 { finish(handle) }
+
+@_cdecl("ydb_txn_end")
+public func ydb_txn_end(_ handle: OpaquePointer?) -> Int32 { finish(handle) }
+
+@_cdecl("ydb_txn_snapshot")
+public func ydb_txn_snapshot(_ handle: OpaquePointer?, _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    run {
+        let out = try required(outSnapshot, "out_snapshot")
+        out.pointee = 0
+        out.pointee = try usableTxn(handle).transaction.snapshot
+    }
+}
+
+@_cdecl("ydb_txn_is_read_write")
+public func ydb_txn_is_read_write(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        out.pointee = try usableTxn(handle).transaction is ReadWriteTransaction ? 1 : 0
+    }
+}
+
+// MARK: - Reading
+
+/// Stores an owned copy of `data` (or clears the outputs for nil).
+private func storeBlob(_ data: [UInt8]?, _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                       _ outSize: UnsafeMutablePointer<UInt>) throws {
+    guard let data else { return }
+    outData.pointee = try mallocCopy(data)
+    outSize.pointee = UInt(data.count)
+}
+
+private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                     _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                     _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
+                     _ read: (ReadTransaction, String, String) throws -> [UInt8]?) -> Int32 {
+    run {
+        let data = try required(outData, "out_\(what)")
+        let size = try required(outSize, "out_size")
+        data.pointee = nil
+        size.pointee = 0
+        let txn = try usableTxn(handle).transaction
+        let collectionName = try string(collection, "collection")
+        let keyName = try string(key, "key")
+        guard let blob = try read(txn, collectionName, keyName) else {
+            throw YDBError(.notFound, "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
+        }
+        try storeBlob(blob, data, size)
+    }
+}
+
+@_cdecl("ydb_txn_get_object")
+public func ydb_txn_get_object(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                               _ key: UnsafePointer<CChar>?,
+                               _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    getBlob(handle, collection, key, outObject, outSize, "object") {
+        try $0.object(forKey: $2, inCollection: $1)
+    }
+}
+
+@_cdecl("ydb_txn_get_metadata")
+public func ydb_txn_get_metadata(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                 _ key: UnsafePointer<CChar>?,
+                                 _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                 _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    getBlob(handle, collection, key, outMetadata, outSize, "metadata") {
+        try $0.metadata(forKey: $2, inCollection: $1)
+    }
+}
+
+@_cdecl("ydb_txn_get_row")
+public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                            _ key: UnsafePointer<CChar>?,
+                            _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                            _ outObjectSize: UnsafeMutablePointer<UInt>?,
+                            _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                            _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let object = try required(outObject, "out_object")
+        let objectSize = try required(outObjectSize, "out_object_size")
+        object.pointee = nil
+        objectSize.pointee = 0
+        outMetadata?.pointee = nil
+        outMetadataSize?.pointee = 0
+        if (outMetadata == nil) != (outMetadataSize == nil) {
+            throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
+        }
+        let txn = try usableTxn(handle).transaction
+        let collectionName = try string(collection, "collection")
+        let keyName = try string(key, "key")
+        guard let row = try txn.row(forKey: keyName, inCollection: collectionName) else {
+            throw YDBError(.notFound, "no row for key \"\(keyName)\" in collection \"\(collectionName)\"")
+        }
+        try storeBlob(row.object, object, objectSize)
+        if let outMetadata, let outMetadataSize {
+            do {
+                try storeBlob(row.metadata, outMetadata, outMetadataSize)
+            } catch {
+                free(object.pointee)
+                object.pointee = nil
+                objectSize.pointee = 0
+                throw error
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_txn_exists")
+public func ydb_txn_exists(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                           _ key: UnsafePointer<CChar>?, _ outExists: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outExists, "out_exists")
+        out.pointee = 0
+        let txn = try usableTxn(handle).transaction
+        let exists = try txn.exists(key: try string(key, "key"), inCollection: try string(collection, "collection"))
+        out.pointee = exists ? 1 : 0
+    }
+}
+
+@_cdecl("ydb_txn_count")
+public func ydb_txn_count(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                          _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        let txn = try usableTxn(handle).transaction
+        out.pointee = UInt(try txn.count(inCollection: try string(collection, "collection")))
+    }
+}
+
+@_cdecl("ydb_txn_count_all")
+public func ydb_txn_count_all(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(try usableTxn(handle).transaction.countAll())
+    }
+}
+
+@_cdecl("ydb_txn_enumerate_collections")
+public func ydb_txn_enumerate_collections(_ handle: OpaquePointer?, _ callback: CNameCallback?,
+                                          _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let box = try usableTxn(handle)
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        let names = try box.transaction.collections()
+        try box.connection.whileRunningCallbacks {
+            for name in names {
+                if name.withCString({ callback(ctx, $0) }) != 0 { break }
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_txn_enumerate_keys")
+public func ydb_txn_enumerate_keys(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let box = try usableTxn(handle)
+        let collectionName = try string(collection, "collection")
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        try box.connection.whileRunningCallbacks {
+            try box.transaction.enumerateKeys(inCollection: collectionName) { key, stop in
+                stop = key.withCString { callback(ctx, $0) } != 0
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_txn_enumerate_rows")
+public func ydb_txn_enumerate_rows(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ callback: CRowCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let box = try usableTxn(handle)
+        let collectionName = try string(collection, "collection")
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        try box.connection.whileRunningCallbacks {
+            try box.transaction.enumerateRows(inCollection: collectionName) { key, object, metadata, stop in
+                let result = key.withCString { keyPointer in
+                    object.withUnsafeBytes { objectBytes in
+                        withOptionalBytes(metadata) { metadataBytes in
+                            callback(ctx, keyPointer, objectBytes.baseAddress, UInt(objectBytes.count),
+                                     metadataBytes?.baseAddress, UInt(metadataBytes?.count ?? 0))
+                        }
+                    }
+                }
+                stop = result != 0
+            }
+        }
+    }
+}
+
+/// Empty metadata must still reach C as a non-NULL pointer (NULL means none).
+private let emptyBlobSentinel: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
+
+private func withOptionalBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
+    guard let data else { return body(nil) }
+    if data.isEmpty { return body(UnsafeRawBufferPointer(start: emptyBlobSentinel, count: 0)) }
+    return data.withUnsafeBytes { body($0) }
+}
+
+// MARK: - Writing
+
+/// Runs one write on a read-write transaction with validated names.
+private func write(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                   _ body: (ReadWriteTransaction, String, String) throws -> Void) -> Int32 {
+    run {
+        let writer = try usableTxn(handle).writer
+        try body(writer, try string(collection, "collection"), try string(key, "key"))
+    }
+}
+
+@_cdecl("ydb_txn_set_object")
+public func ydb_txn_set_object(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                               _ key: UnsafePointer<CChar>?,
+                               _ object: UnsafeRawPointer?, _ objectSize: UInt,
+                               _ metadata: UnsafeRawPointer?, _ metadataSize: UInt) -> Int32 {
+    write(handle, collection, key) { writer, collectionName, keyName in
+        let objectBytes = try bytes(object, objectSize, "object")
+        let metadataBytes = try optionalBytes(metadata, metadataSize, "metadata")
+        try writer.setObject(objectBytes, forKey: keyName, inCollection: collectionName, metadata: metadataBytes)
+    }
+}
+
+@_cdecl("ydb_txn_replace_object")
+public func ydb_txn_replace_object(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ key: UnsafePointer<CChar>?,
+                                   _ object: UnsafeRawPointer?, _ objectSize: UInt) -> Int32 {
+    write(handle, collection, key) { writer, collectionName, keyName in
+        try writer.replaceObject(try bytes(object, objectSize, "object"), forKey: keyName, inCollection: collectionName)
+    }
+}
+
+@_cdecl("ydb_txn_replace_metadata")
+public func ydb_txn_replace_metadata(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                     _ key: UnsafePointer<CChar>?,
+                                     _ metadata: UnsafeRawPointer?, _ metadataSize: UInt) -> Int32 {
+    write(handle, collection, key) { writer, collectionName, keyName in
+        try writer.replaceMetadata(try optionalBytes(metadata, metadataSize, "metadata"),
+                                   forKey: keyName, inCollection: collectionName)
+    }
+}
+
+@_cdecl("ydb_txn_touch_object")
+public func ydb_txn_touch_object(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                 _ key: UnsafePointer<CChar>?) -> Int32 {
+    write(handle, collection, key) { try $0.touchObject(forKey: $2, inCollection: $1) }
+}
+
+@_cdecl("ydb_txn_touch_metadata")
+public func ydb_txn_touch_metadata(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ key: UnsafePointer<CChar>?) -> Int32 {
+    write(handle, collection, key) { try $0.touchMetadata(forKey: $2, inCollection: $1) }
+}
+
+@_cdecl("ydb_txn_touch_row")
+public func ydb_txn_touch_row(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                              _ key: UnsafePointer<CChar>?) -> Int32 {
+    write(handle, collection, key) { try $0.touchRow(forKey: $2, inCollection: $1) }
+}
+
+@_cdecl("ydb_txn_remove_object")
+public func ydb_txn_remove_object(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                  _ key: UnsafePointer<CChar>?) -> Int32 {
+    write(handle, collection, key) { try $0.removeObject(forKey: $2, inCollection: $1) }
+}
+
+@_cdecl("ydb_txn_remove_objects")
+public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ keyCount: UInt) -> Int32 {
+    run {
+        let writer = try usableTxn(handle).writer
+        let collectionName = try string(collection, "collection")
+        let total = try count(keyCount, "count")
+        var names: [String] = []
+        if total > 0 {
+            guard let keys else { throw YDBError(.invalidArgument, "keys is NULL but count is \(keyCount)") }
+            names.reserveCapacity(total)
+            for index in 0..<total { names.append(try string(keys[index], "keys[\(index)]")) }
+        }
+        try writer.removeObjects(forKeys: names, inCollection: collectionName)
+    }
+}
+
+@_cdecl("ydb_txn_remove_all_objects")
+public func ydb_txn_remove_all_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?) -> Int32 {
+    run {
+        let writer = try usableTxn(handle).writer
+        try writer.removeAllObjects(inCollection: try string(collection, "collection"))
+    }
+}
+
+@_cdecl("ydb_txn_remove_all_objects_in_all_collections")
+public func ydb_txn_remove_all_objects_in_all_collections(_ handle: OpaquePointer?) -> Int32 {
+    run { try usableTxn(handle).writer.removeAllObjectsInAllCollections() }
+}

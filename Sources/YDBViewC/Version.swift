@@ -1,0 +1,54 @@
+// Version and error-reporting exports (see "VERSION" and "STATUS CODES" in
+// include/ydbview.h).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+/// Must equal YDBVIEW_VERSION / YDBVIEW_VERSION_NUMBER in the header.
+let libraryVersion = "0.1.0"
+let libraryVersionNumber: Int32 = 1000
+
+private let versionCString = immortalCString(libraryVersion)
+private let notAnError = immortalCString("not an error")
+private let unknownError = immortalCString("unknown error")
+private let statusDescriptions: [Int32: UnsafePointer<CChar>] = [
+    0: notAnError,
+    1: immortalCString("generic error"),
+    2: immortalCString("library routine called out of sequence or with a bad handle"),
+    3: immortalCString("invalid argument"),
+    4: immortalCString("not found"),
+    5: immortalCString("database or connection is closed"),
+    6: immortalCString("database is busy"),
+    7: immortalCString("SQLite error"),
+    8: immortalCString("a callback reported failure"),
+    9: immortalCString("mappings and notifications do not match"),
+    10: immortalCString("database is corrupt"),
+]
+
+@_cdecl("ydb_libversion")
+public func ydb_libversion() -> UnsafePointer<CChar> { versionCString }
+
+@_cdecl("ydb_libversion_number")
+public func ydb_libversion_number() -> Int32 { libraryVersionNumber }
+
+@_cdecl("ydb_errcode")
+public func ydb_errcode() -> Int32 { currentLastError(create: false)?.code ?? 0 }
+
+@_cdecl("ydb_errmsg")
+public func ydb_errmsg() -> UnsafePointer<CChar> {
+    guard let state = currentLastError(create: false), state.code != 0,
+          let message = state.message else { return notAnError }
+    return UnsafePointer(message)
+}
+
+@_cdecl("ydb_errstr")
+public func ydb_errstr(_ status: Int32) -> UnsafePointer<CChar> {
+    statusDescriptions[status] ?? unknownError
+}
+
+@_cdecl("ydb_free")
+public func ydb_free(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }

@@ -1,0 +1,77 @@
+"""ydbview: YapDatabase-style persistent views over a key/value store on SQLite.
+
+Python bindings (ctypes) to libydbview.so::
+
+    import ydbview
+
+    with ydbview.Database(serializer=ydbview.JSONSerializer()) as db:
+        conn = db.new_connection()
+        with conn.read_write() as t:
+            t.set("books", "b1", {"title": "Dune"}, metadata={"genre": "sci-fi"})
+        with conn.read() as t:
+            print(t.get("books", "b1"))
+
+See ``Database``, ``Connection``, ``ReadTransaction``,
+``ReadWriteTransaction`` and ``CommitNotification``.
+"""
+
+from ._ffi import library_path, version as library_version, version_number as library_version_number
+from .errors import (
+    BusyError,
+    CallbackFailedError,
+    ClosedError,
+    CorruptError,
+    InvalidArgumentError,
+    MismatchError,
+    MisuseError,
+    NotFoundError,
+    ObserverWarning,
+    SQLiteError,
+    Status,
+    YDBError,
+)
+from .serializers import BytesSerializer, JSONSerializer, PickleSerializer, Serializer
+from .store import (
+    CommitNotification,
+    Connection,
+    Database,
+    ReadTransaction,
+    ReadWriteTransaction,
+    Row,
+    RowChange,
+    has_change,
+    has_change_in_collection,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BusyError",
+    "BytesSerializer",
+    "CallbackFailedError",
+    "ClosedError",
+    "CommitNotification",
+    "Connection",
+    "CorruptError",
+    "Database",
+    "InvalidArgumentError",
+    "JSONSerializer",
+    "MismatchError",
+    "MisuseError",
+    "NotFoundError",
+    "ObserverWarning",
+    "PickleSerializer",
+    "ReadTransaction",
+    "ReadWriteTransaction",
+    "Row",
+    "RowChange",
+    "SQLiteError",
+    "Serializer",
+    "Status",
+    "YDBError",
+    "has_change",
+    "has_change_in_collection",
+    "library_path",
+    "library_version",
+    "library_version_number",
+]

@@ -1,0 +1,193 @@
+"""Loads libydbview.so and declares every C function's signature.
+
+The library is looked for, in order:
+
+1. the path in the environment variable ``YDBVIEW_LIBRARY``;
+2. ``libydbview.so`` next to this file (a wheel or an installed copy);
+3. a checkout's build folders -- ``build/libydbview.so``, then
+   ``.build/release/libydbview.so`` and ``.build/debug/libydbview.so`` --
+   in the first folder above this package (or above the current directory)
+   that holds ``include/ydbview.h``.
+
+The library's version is checked at once: the C ABI is the same within one
+major version, and this package needs at least ``MIN_VERSION_NUMBER``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    c_char_p,
+    c_int,
+    c_size_t,
+    c_uint,
+    c_uint64,
+    c_void_p,
+)
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple
+
+#: The oldest library this package works with (X*1000000 + Y*1000 + Z).
+MIN_VERSION_NUMBER = 1000
+#: The C ABI's major version this package speaks.
+ABI_MAJOR = 0
+
+LIBRARY_NAME = "libydbview.so"
+_CHECKOUT_BUILDS = ("build", ".build/release", ".build/debug")
+
+# Callback types (see include/ydbview.h).
+NAME_FN = CFUNCTYPE(c_int, c_void_p, c_char_p)
+ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t)
+ROW_CHANGE_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_uint)
+OBSERVER_FN = CFUNCTYPE(None, c_void_p, c_void_p)
+DESTRUCTOR_FN = CFUNCTYPE(None, c_void_p)
+
+_handle_out = POINTER(c_void_p)
+_size_out = POINTER(c_size_t)
+_u64_out = POINTER(c_uint64)
+_int_out = POINTER(c_int)
+_blob_out = POINTER(c_void_p)
+
+# name: (restype, argtypes)
+_SIGNATURES = {
+    "ydb_libversion": (c_char_p, []),
+    "ydb_libversion_number": (c_int, []),
+    "ydb_errcode": (c_int, []),
+    "ydb_errmsg": (c_char_p, []),
+    "ydb_errstr": (c_char_p, [c_int]),
+    "ydb_free": (None, [c_void_p]),
+    # database
+    "ydb_database_open": (c_int, [c_char_p, _handle_out]),
+    "ydb_database_close": (c_int, [c_void_p]),
+    "ydb_database_path": (c_int, [c_void_p, POINTER(c_char_p)]),
+    "ydb_database_snapshot": (c_int, [c_void_p, _u64_out]),
+    "ydb_database_add_commit_observer": (
+        c_int, [c_void_p, OBSERVER_FN, c_void_p, DESTRUCTOR_FN, _u64_out]),
+    "ydb_database_remove_commit_observer": (c_int, [c_void_p, c_uint64]),
+    # connection
+    "ydb_connection_open": (c_int, [c_void_p, _handle_out]),
+    "ydb_connection_close": (c_int, [c_void_p]),
+    "ydb_connection_snapshot": (c_int, [c_void_p, _u64_out]),
+    "ydb_connection_begin_long_lived_read": (c_int, [c_void_p, _handle_out]),
+    "ydb_connection_end_long_lived_read": (c_int, [c_void_p]),
+    "ydb_connection_is_in_long_lived_read": (c_int, [c_void_p, _int_out]),
+    # transactions
+    "ydb_txn_begin_read": (c_int, [c_void_p, _handle_out]),
+    "ydb_txn_begin_read_write": (c_int, [c_void_p, _handle_out]),
+    "ydb_txn_commit": (c_int, [c_void_p]),
+    "ydb_txn_rollback": (c_int, [c_void_p]),
+    "ydb_txn_end": (c_int, [c_void_p]),
+    "ydb_txn_snapshot": (c_int, [c_void_p, _u64_out]),
+    "ydb_txn_is_read_write": (c_int, [c_void_p, _int_out]),
+    "ydb_txn_get_object": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out]),
+    "ydb_txn_get_metadata": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out]),
+    "ydb_txn_get_row": (
+        c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out, _blob_out, _size_out]),
+    "ydb_txn_exists": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+    "ydb_txn_count": (c_int, [c_void_p, c_char_p, _size_out]),
+    "ydb_txn_count_all": (c_int, [c_void_p, _size_out]),
+    "ydb_txn_enumerate_collections": (c_int, [c_void_p, NAME_FN, c_void_p]),
+    "ydb_txn_enumerate_keys": (c_int, [c_void_p, c_char_p, NAME_FN, c_void_p]),
+    "ydb_txn_enumerate_rows": (c_int, [c_void_p, c_char_p, ROW_FN, c_void_p]),
+    "ydb_txn_set_object": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t]),
+    "ydb_txn_replace_object": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
+    "ydb_txn_replace_metadata": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
+    "ydb_txn_touch_object": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ydb_txn_touch_metadata": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ydb_txn_touch_row": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ydb_txn_remove_object": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ydb_txn_remove_objects": (c_int, [c_void_p, c_char_p, POINTER(c_char_p), c_size_t]),
+    "ydb_txn_remove_all_objects": (c_int, [c_void_p, c_char_p]),
+    "ydb_txn_remove_all_objects_in_all_collections": (c_int, [c_void_p]),
+    # notifications
+    "ydb_notification_copy": (c_int, [c_void_p, _handle_out]),
+    "ydb_notification_free": (None, [c_void_p]),
+    "ydb_notification_snapshot": (c_int, [c_void_p, _u64_out]),
+    "ydb_notification_removed_all": (c_int, [c_void_p, _int_out]),
+    "ydb_notification_has_change": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+    "ydb_notification_has_change_in_collection": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_notification_changed_row_count": (c_int, [c_void_p, _size_out]),
+    "ydb_notification_enumerate_changed_rows": (c_int, [c_void_p, ROW_CHANGE_FN, c_void_p]),
+    "ydb_notification_enumerate_removed_collections": (c_int, [c_void_p, NAME_FN, c_void_p]),
+    "ydb_notification_list_free": (None, [c_void_p]),
+    "ydb_notification_list_count": (c_int, [c_void_p, _size_out]),
+    "ydb_notification_list_get": (c_int, [c_void_p, c_size_t, _handle_out]),
+    "ydb_notification_list_has_change": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+    "ydb_notification_list_has_change_in_collection": (c_int, [c_void_p, c_char_p, _int_out]),
+}
+
+
+def _checkout_roots(start: Path) -> Iterator[Path]:
+    for folder in (start, *start.parents):
+        if (folder / "include" / "ydbview.h").is_file():
+            yield folder
+
+
+def candidate_paths() -> List[Path]:
+    """Where the library is looked for, in order (existing or not)."""
+    found: List[Path] = []
+    env = os.environ.get("YDBVIEW_LIBRARY")
+    if env:
+        found.append(Path(env))
+    package_dir = Path(__file__).resolve().parent
+    found.append(package_dir / LIBRARY_NAME)
+    for start in (package_dir, Path.cwd()):
+        for root in _checkout_roots(start):
+            found.extend(root / build / LIBRARY_NAME for build in _CHECKOUT_BUILDS)
+    unique: List[Path] = []
+    for path in found:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def _locate() -> Path:
+    env = os.environ.get("YDBVIEW_LIBRARY")
+    if env and not Path(env).is_file():
+        raise ImportError(f"YDBVIEW_LIBRARY={env!r} is not a file")
+    for path in candidate_paths():
+        if path.is_file():
+            return path
+    looked = "\n  ".join(str(p) for p in candidate_paths())
+    raise ImportError(
+        "ydbview: cannot find libydbview.so. Build it (cmake -S . -B build -G Ninja && "
+        "cmake --build build, or swift build) or set YDBVIEW_LIBRARY. Looked at:\n  " + looked)
+
+
+def _load(path: Path) -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(path))
+    number = ctypes.CFUNCTYPE(c_int)(("ydb_libversion_number", lib))()
+    if number // 1_000_000 != ABI_MAJOR or number < MIN_VERSION_NUMBER:
+        raise ImportError(
+            f"ydbview: {path} has version number {number}; this package needs "
+            f"{ABI_MAJOR}.x at least {MIN_VERSION_NUMBER}")
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+library_path: Path = _locate()
+lib: Any = _load(library_path)
+version: str = lib.ydb_libversion().decode()
+version_number: int = lib.ydb_libversion_number()
+
+
+def last_error() -> Tuple[int, str]:
+    """The calling thread's last error code and message."""
+    return lib.ydb_errcode(), lib.ydb_errmsg().decode("utf-8", "replace")
+
+
+def take_blob(pointer: c_void_p, size: c_size_t) -> Optional[bytes]:
+    """Copies an owned buffer into bytes and frees it (None for NULL)."""
+    if not pointer.value:
+        return None
+    try:
+        return ctypes.string_at(pointer.value, size.value)
+    finally:
+        lib.ydb_free(pointer)

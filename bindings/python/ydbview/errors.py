@@ -1,0 +1,102 @@
+"""Exceptions: one ``YDBError`` subclass per C status code."""
+
+from __future__ import annotations
+
+import enum
+from typing import Dict, Type
+
+
+class Status(enum.IntEnum):
+    """The C ABI's status codes (``YDB_*`` in include/ydbview.h)."""
+
+    OK = 0
+    ERROR = 1
+    MISUSE = 2
+    INVALID_ARGUMENT = 3
+    NOTFOUND = 4
+    CLOSED = 5
+    BUSY = 6
+    SQLITE = 7
+    CALLBACK_FAILED = 8
+    MISMATCH = 9
+    CORRUPT = 10
+
+
+class YDBError(Exception):
+    """A call into ydbview failed. ``code`` is the C status, ``message`` its text."""
+
+    code: int = Status.ERROR
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={int(self.code)}, message={self.message!r})"
+
+
+class MisuseError(YDBError):
+    """The API was used out of order: a closed/ended handle, a write in a read
+    transaction, a second transaction on one connection."""
+
+    code = Status.MISUSE
+
+
+class InvalidArgumentError(YDBError, ValueError):
+    """An argument was refused (a NUL in a name, invalid UTF-8, ...)."""
+
+    code = Status.INVALID_ARGUMENT
+
+
+class NotFoundError(YDBError, LookupError):
+    code = Status.NOTFOUND
+
+
+class ClosedError(YDBError):
+    """The database or connection is closed."""
+
+    code = Status.CLOSED
+
+
+class BusyError(YDBError):
+    code = Status.BUSY
+
+
+class SQLiteError(YDBError):
+    code = Status.SQLITE
+
+
+class CallbackFailedError(YDBError):
+    """A user callback failed."""
+
+    code = Status.CALLBACK_FAILED
+
+
+class MismatchError(YDBError):
+    code = Status.MISMATCH
+
+
+class CorruptError(YDBError):
+    code = Status.CORRUPT
+
+
+class ObserverWarning(RuntimeWarning):
+    """A commit observer raised; the commit itself succeeded."""
+
+
+_BY_CODE: Dict[int, Type[YDBError]] = {
+    cls.code: cls
+    for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
+                SQLiteError, CallbackFailedError, MismatchError, CorruptError)
+}
+
+
+def error_for(code: int, message: str) -> YDBError:
+    """The exception for a C status code (unknown codes give plain YDBError)."""
+    cls = _BY_CODE.get(code, YDBError)
+    return cls(message, code)

@@ -1,0 +1,695 @@
+"""The store: databases, connections, transactions and commit notifications.
+
+Every class wraps a C handle (see include/ydbview.h) and releases it in
+``close()``/``end()``, on leaving a ``with`` block, or -- as a last resort --
+in a finalizer that is safe at interpreter shutdown. Names (collections and
+keys) are ``str``; objects and metadata go through the connection's
+serializers (bytes unchanged by default).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import os
+import threading
+import traceback
+import warnings
+import weakref
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, string_at
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from . import _ffi
+from ._ffi import lib
+from .errors import InvalidArgumentError, ObserverWarning, Status, error_for
+from .serializers import BytesSerializer, Serializer
+
+__all__ = [
+    "Database",
+    "Connection",
+    "ReadTransaction",
+    "ReadWriteTransaction",
+    "CommitNotification",
+    "RowChange",
+    "Row",
+    "has_change",
+    "has_change_in_collection",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+# ---------------------------------------------------------------------------
+# Marshalling
+# ---------------------------------------------------------------------------
+
+def _check(status: int) -> None:
+    """Raises the exception for a failed C call (read on the same thread)."""
+    if status != Status.OK:
+        _, message = _ffi.last_error()
+        raise error_for(status, message)
+
+
+def _name(value: str, what: str) -> bytes:
+    """Encodes a collection name or key. NUL cannot cross the C boundary (it
+    would cut the string short), so it is refused here; anything else goes
+    to C, which refuses invalid UTF-8 (lone surrogates)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str, not {type(value).__name__}")
+    if "\0" in value:
+        raise InvalidArgumentError(f"{what} contains a NUL character", Status.INVALID_ARGUMENT)
+    return value.encode("utf-8", "surrogatepass")
+
+
+def _decode(raw: Optional[bytes]) -> str:
+    return (raw or b"").decode("utf-8")
+
+
+class _Guarded:
+    """Wraps a Python callback for C: it never lets an exception escape into
+    C (the exception is kept, the enumeration is stopped, and ``reraise``
+    raises it once the C call has returned)."""
+
+    def __init__(self, body: Callable[..., Any]) -> None:
+        self.body = body
+        self.error: Optional[BaseException] = None
+
+    def __call__(self, *args: Any) -> int:
+        try:
+            return 1 if self.body(*args) else 0
+        except BaseException as exc:  # noqa: B902 - nothing may reach C
+            self.error = exc
+            return 1
+
+    def reraise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def _enumerate(call: Callable[[Any], int], fn_type: Any, body: Callable[..., Any]) -> None:
+    guarded = _Guarded(body)
+    callback = fn_type(guarded)  # referenced here until the C call returns
+    status = call(callback)
+    guarded.reraise()
+    _check(status)
+
+
+# ---------------------------------------------------------------------------
+# Commit notifications
+# ---------------------------------------------------------------------------
+
+class RowChange(enum.IntFlag):
+    """How a row changed in a commit (``YDB_ROW_*``)."""
+
+    OBJECT_CHANGED = 1
+    METADATA_CHANGED = 2
+    OBJECT_TOUCHED = 4
+    METADATA_TOUCHED = 8
+    REMOVED = 16
+
+
+class CommitNotification:
+    """What one read-write commit changed (YapDatabase's modified notification).
+
+    ``changed_rows`` maps ``(collection, key)`` to ``RowChange`` flags for rows
+    set, replaced, touched or removed one by one; rows removed with
+    ``remove_all``/``remove_all_collections`` are not listed, see
+    ``removed_collections`` and ``removed_all``. ``has_change`` accounts for
+    all three.
+    """
+
+    snapshot: int
+    changed_rows: Mapping[Tuple[str, str], RowChange]
+    removed_collections: FrozenSet[str]
+    removed_all: bool
+
+    def __init__(self, owned_handle: int) -> None:
+        self._handle = owned_handle
+        self._finalizer = weakref.finalize(self, lib.ydb_notification_free, owned_handle)
+        snapshot = c_uint64()
+        _check(lib.ydb_notification_snapshot(owned_handle, byref(snapshot)))
+        self.snapshot = snapshot.value
+        flag = c_int()
+        _check(lib.ydb_notification_removed_all(owned_handle, byref(flag)))
+        self.removed_all = bool(flag.value)
+        rows: Dict[Tuple[str, str], RowChange] = {}
+        _enumerate(lambda cb: lib.ydb_notification_enumerate_changed_rows(owned_handle, cb, None),
+                   _ffi.ROW_CHANGE_FN,
+                   lambda _ctx, collection, key, flags: rows.__setitem__(
+                       (_decode(collection), _decode(key)), RowChange(flags)))
+        self.changed_rows = rows
+        removed: List[str] = []
+        _enumerate(lambda cb: lib.ydb_notification_enumerate_removed_collections(owned_handle, cb, None),
+                   _ffi.NAME_FN, lambda _ctx, name: removed.append(_decode(name)))
+        self.removed_collections = frozenset(removed)
+
+    @classmethod
+    def _copy_of(cls, borrowed_handle: int) -> "CommitNotification":
+        copy = c_void_p()
+        _check(lib.ydb_notification_copy(borrowed_handle, byref(copy)))
+        return cls(copy.value)  # type: ignore[arg-type]
+
+    def has_change(self, collection: str, key: str) -> bool:
+        """True when this commit changed row (collection, key)."""
+        flag = c_int()
+        _check(lib.ydb_notification_has_change(self._handle, _name(collection, "collection"),
+                                               _name(key, "key"), byref(flag)))
+        return bool(flag.value)
+
+    def has_change_in_collection(self, collection: str) -> bool:
+        """True when this commit changed any row of ``collection``."""
+        flag = c_int()
+        _check(lib.ydb_notification_has_change_in_collection(
+            self._handle, _name(collection, "collection"), byref(flag)))
+        return bool(flag.value)
+
+    def __repr__(self) -> str:
+        return (f"CommitNotification(snapshot={self.snapshot}, changed_rows={len(self.changed_rows)}, "
+                f"removed_collections={sorted(self.removed_collections)}, removed_all={self.removed_all})")
+
+
+def has_change(notifications: Iterable[CommitNotification], collection: str, key: str) -> bool:
+    """True when any of ``notifications`` changed row (collection, key)."""
+    return any(n.has_change(collection, key) for n in notifications)
+
+
+def has_change_in_collection(notifications: Iterable[CommitNotification], collection: str) -> bool:
+    """True when any of ``notifications`` changed a row of ``collection``."""
+    return any(n.has_change_in_collection(collection) for n in notifications)
+
+
+# ---------------------------------------------------------------------------
+# Commit observers
+#
+# C calls one module-level trampoline with a small integer ctx naming the
+# Python callable; the CFUNCTYPE objects live as long as the module, and the
+# registry entry lives until C calls the destructor (exactly once).
+# ---------------------------------------------------------------------------
+
+_observers: Dict[int, Callable[[CommitNotification], Any]] = {}
+_observer_ids = itertools.count(1)
+_observer_lock = threading.Lock()
+# Exceptions raised by observers on this thread, reported after the commit.
+_observer_failures = threading.local()
+
+
+def _failures() -> List[BaseException]:
+    pending = getattr(_observer_failures, "pending", None)
+    if pending is None:
+        pending = _observer_failures.pending = []
+    return pending
+
+
+def _call_observer(ctx: Optional[int], notification: Optional[int]) -> None:
+    try:
+        observer = _observers.get(ctx or 0)
+        if observer is not None and notification:
+            observer(CommitNotification._copy_of(notification))
+    except BaseException as exc:  # noqa: B902 - nothing may reach C
+        try:
+            _failures().append(exc)
+        except BaseException:  # pragma: no cover - interpreter shutting down
+            pass
+
+
+def _release_observer(ctx: Optional[int]) -> None:
+    try:
+        with _observer_lock:
+            _observers.pop(ctx or 0, None)
+    except BaseException:  # pragma: no cover - interpreter shutting down
+        pass
+
+
+_OBSERVER_TRAMPOLINE = _ffi.OBSERVER_FN(_call_observer)
+_RELEASE_TRAMPOLINE = _ffi.DESTRUCTOR_FN(_release_observer)
+
+
+def _report_observer_failures() -> None:
+    """After a commit on this thread: observer exceptions become warnings
+    (the commit succeeded); KeyboardInterrupt/SystemExit are re-raised."""
+    pending = _failures()
+    if not pending:
+        return
+    failures = list(pending)
+    pending.clear()
+    for exc in failures:
+        if not isinstance(exc, Exception):
+            raise exc
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        warnings.warn(f"a commit observer raised {exc!r}; the commit succeeded\n{text}",
+                      ObserverWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
+# Database
+# ---------------------------------------------------------------------------
+
+class Database:
+    """A ydbview database: one SQLite file (WAL mode) shared by its connections.
+
+    ``Database()`` (path None) is a private temporary database, deleted on
+    close. Thread-safe: open one connection per thread.
+
+    >>> with Database(serializer=JSONSerializer()) as db:      # doctest: +SKIP
+    ...     conn = db.new_connection()
+    ...     with conn.read_write() as t:
+    ...         t.set("books", "b1", {"title": "Dune"})
+    """
+
+    def __init__(self, path: Optional[PathLike] = None, *,
+                 serializer: Optional[Serializer] = None,
+                 metadata_serializer: Optional[Serializer] = None) -> None:
+        encoded = None if path is None else _name(os.fspath(path), "path")
+        handle = c_void_p()
+        _check(lib.ydb_database_open(encoded, byref(handle)))
+        self._handle: int = handle.value  # type: ignore[assignment]
+        self._finalizer = weakref.finalize(self, lib.ydb_database_close, self._handle)
+        self.serializer: Serializer = serializer or BytesSerializer()
+        self.metadata_serializer: Serializer = metadata_serializer or self.serializer
+
+    # -- lifecycle --
+
+    def close(self) -> None:
+        """Closes the database; its connections then raise ``ClosedError``.
+        Removes every commit observer. Safe to call twice."""
+        status = self._finalizer()
+        if status:
+            _check(status)
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else repr(self.path)
+        return f"Database({state})"
+
+    # -- properties --
+
+    @property
+    def path(self) -> str:
+        """The database file (a temporary file for ``Database()``)."""
+        out = c_char_p()
+        _check(lib.ydb_database_path(self._handle, byref(out)))
+        return _decode(out.value)
+
+    @property
+    def snapshot(self) -> int:
+        """The latest committed snapshot number."""
+        out = c_uint64()
+        _check(lib.ydb_database_snapshot(self._handle, byref(out)))
+        return out.value
+
+    # -- connections and observers --
+
+    def new_connection(self, *, serializer: Optional[Serializer] = None,
+                       metadata_serializer: Optional[Serializer] = None) -> "Connection":
+        """A new connection; serializers default to the database's."""
+        return Connection(self, serializer or self.serializer,
+                          metadata_serializer or (self.metadata_serializer if serializer is None
+                                                  else serializer))
+
+    def add_commit_observer(self, observer: Callable[[CommitNotification], Any]) -> int:
+        """Calls ``observer(notification)`` after every commit that changed
+        something, on the committing thread. Returns a token for
+        ``remove_commit_observer``. An exception in the observer does not
+        undo the commit: it is reported as an ``ObserverWarning``."""
+        if not callable(observer):
+            raise TypeError("observer must be callable")
+        with _observer_lock:
+            ctx = next(_observer_ids)
+            _observers[ctx] = observer
+        token = c_uint64()
+        # On failure C calls the destructor, which drops the entry again.
+        _check(lib.ydb_database_add_commit_observer(
+            self._handle, _OBSERVER_TRAMPOLINE, ctx, _RELEASE_TRAMPOLINE, byref(token)))
+        return token.value
+
+    def remove_commit_observer(self, token: int) -> None:
+        """Stops the observer; raises ``NotFoundError`` for an unknown token."""
+        _check(lib.ydb_database_remove_commit_observer(self._handle, token))
+
+
+# ---------------------------------------------------------------------------
+# Connection
+# ---------------------------------------------------------------------------
+
+class Connection:
+    """One reader/writer of a database, running one transaction at a time.
+
+    ``read()`` and ``read_write()`` return transactions that are context
+    managers; ``begin_long_lived_read_transaction()`` freezes the connection
+    on a snapshot and, called again, catches up and returns the
+    ``CommitNotification`` of every commit skipped.
+    """
+
+    def __init__(self, database: Database, serializer: Serializer,
+                 metadata_serializer: Serializer) -> None:
+        handle = c_void_p()
+        _check(lib.ydb_connection_open(database._handle, byref(handle)))
+        self._handle: int = handle.value  # type: ignore[assignment]
+        self._finalizer = weakref.finalize(self, lib.ydb_connection_close, self._handle)
+        self.database = database  # keeps the database open while we are
+        self.serializer = serializer
+        self.metadata_serializer = metadata_serializer
+
+    def close(self) -> None:
+        """Ends any transaction and long-lived read, and closes. Safe twice."""
+        status = self._finalizer()
+        if status:
+            _check(status)
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Connection({'closed' if self.closed else f'snapshot={self.snapshot}'})"
+
+    @property
+    def snapshot(self) -> int:
+        """The snapshot the connection reads at (its long-lived one, if any)."""
+        out = c_uint64()
+        _check(lib.ydb_connection_snapshot(self._handle, byref(out)))
+        return out.value
+
+    # -- transactions --
+
+    def read(self) -> "ReadTransaction":
+        """Begins a read transaction: ``with conn.read() as t: ...``."""
+        handle = c_void_p()
+        _check(lib.ydb_txn_begin_read(self._handle, byref(handle)))
+        return ReadTransaction(self, handle.value)  # type: ignore[arg-type]
+
+    def read_write(self) -> "ReadWriteTransaction":
+        """Begins a read-write transaction: ``with conn.read_write() as t:``
+        commits when the block succeeds and rolls back when it raises."""
+        handle = c_void_p()
+        _check(lib.ydb_txn_begin_read_write(self._handle, byref(handle)))
+        return ReadWriteTransaction(self, handle.value)  # type: ignore[arg-type]
+
+    # -- long-lived read transactions --
+
+    def begin_long_lived_read_transaction(self) -> List[CommitNotification]:
+        """Freezes the connection on the newest snapshot (or moves it there)
+        and returns the notifications of the commits it skipped, oldest first."""
+        skipped = c_void_p()
+        _check(lib.ydb_connection_begin_long_lived_read(self._handle, byref(skipped)))
+        try:
+            count = c_size_t()
+            _check(lib.ydb_notification_list_count(skipped, byref(count)))
+            notifications = []
+            for index in range(count.value):
+                item = c_void_p()
+                _check(lib.ydb_notification_list_get(skipped, index, byref(item)))
+                notifications.append(CommitNotification._copy_of(item.value))  # type: ignore[arg-type]
+            return notifications
+        finally:
+            lib.ydb_notification_list_free(skipped)
+
+    def end_long_lived_read_transaction(self) -> None:
+        _check(lib.ydb_connection_end_long_lived_read(self._handle))
+
+    @property
+    def is_in_long_lived_read_transaction(self) -> bool:
+        flag = c_int()
+        _check(lib.ydb_connection_is_in_long_lived_read(self._handle, byref(flag)))
+        return bool(flag.value)
+
+
+# ---------------------------------------------------------------------------
+# Transactions
+# ---------------------------------------------------------------------------
+
+class Row(NamedTuple):
+    """A row's object and metadata (None when the row has no metadata)."""
+
+    object: Any
+    metadata: Any
+
+
+_Txn = TypeVar("_Txn", bound="ReadTransaction")
+
+
+class ReadTransaction:
+    """A consistent view of the database as of one snapshot.
+
+    Use it as a context manager, or call ``end()``. Arguments are
+    ``(collection, key)`` as in the C API.
+    """
+
+    _release: Callable[[int], int] = lib.ydb_txn_end
+
+    def __init__(self, connection: Connection, handle: int) -> None:
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, type(self)._release, handle)
+        self.connection = connection
+
+    # -- lifecycle --
+
+    def end(self) -> None:
+        """Ends the transaction (a read-write one rolls back). Safe twice."""
+        status = self._finalizer()
+        if status:
+            _check(status)
+
+    @property
+    def active(self) -> bool:
+        return self._finalizer.alive
+
+    def __enter__(self: _Txn) -> _Txn:
+        return self
+
+    def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: Any) -> None:
+        self.end()
+
+    @property
+    def snapshot(self) -> int:
+        out = c_uint64()
+        _check(lib.ydb_txn_snapshot(self._handle, byref(out)))
+        return out.value
+
+    @property
+    def is_read_write(self) -> bool:
+        flag = c_int()
+        _check(lib.ydb_txn_is_read_write(self._handle, byref(flag)))
+        return bool(flag.value)
+
+    # -- serialization --
+
+    def _load(self, data: Optional[bytes]) -> Any:
+        return None if data is None else self.connection.serializer.deserialize(data)
+
+    def _load_metadata(self, data: Optional[bytes]) -> Any:
+        return None if data is None else self.connection.metadata_serializer.deserialize(data)
+
+    # -- reading --
+
+    def _get(self, function: Any, collection: str, key: str) -> Optional[bytes]:
+        data, size = c_void_p(), c_size_t()
+        status = function(self._handle, _name(collection, "collection"), _name(key, "key"),
+                          byref(data), byref(size))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _ffi.take_blob(data, size)
+
+    def get(self, collection: str, key: str) -> Any:
+        """The row's object, or None when there is no such row."""
+        return self._load(self._get(lib.ydb_txn_get_object, collection, key))
+
+    def get_metadata(self, collection: str, key: str) -> Any:
+        """The row's metadata, or None (no row, or no metadata)."""
+        return self._load_metadata(self._get(lib.ydb_txn_get_metadata, collection, key))
+
+    def get_row(self, collection: str, key: str) -> Optional[Row]:
+        """The row's object and metadata, or None when there is no such row."""
+        obj, obj_size, meta, meta_size = c_void_p(), c_size_t(), c_void_p(), c_size_t()
+        status = lib.ydb_txn_get_row(self._handle, _name(collection, "collection"), _name(key, "key"),
+                                     byref(obj), byref(obj_size), byref(meta), byref(meta_size))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        object_bytes = _ffi.take_blob(obj, obj_size)
+        metadata_bytes = _ffi.take_blob(meta, meta_size)
+        return Row(self._load(object_bytes), self._load_metadata(metadata_bytes))
+
+    def exists(self, collection: str, key: str) -> bool:
+        flag = c_int()
+        _check(lib.ydb_txn_exists(self._handle, _name(collection, "collection"), _name(key, "key"),
+                                  byref(flag)))
+        return bool(flag.value)
+
+    def count(self, collection: str) -> int:
+        """Rows in ``collection``."""
+        out = c_size_t()
+        _check(lib.ydb_txn_count(self._handle, _name(collection, "collection"), byref(out)))
+        return out.value
+
+    def count_all(self) -> int:
+        """Rows in all collections."""
+        out = c_size_t()
+        _check(lib.ydb_txn_count_all(self._handle, byref(out)))
+        return out.value
+
+    def collections(self) -> List[str]:
+        """Collections holding at least one row, in ascending order."""
+        names: List[str] = []
+        _enumerate(lambda cb: lib.ydb_txn_enumerate_collections(self._handle, cb, None),
+                   _ffi.NAME_FN, lambda _ctx, name: names.append(_decode(name)))
+        return names
+
+    def enumerate_keys(self, collection: str, body: Callable[[str], Optional[bool]]) -> None:
+        """Calls ``body(key)`` for each key of ``collection`` in ascending
+        order; a truthy return stops. An exception in ``body`` stops the
+        enumeration and is re-raised here."""
+        encoded = _name(collection, "collection")
+        _enumerate(lambda cb: lib.ydb_txn_enumerate_keys(self._handle, encoded, cb, None),
+                   _ffi.NAME_FN, lambda _ctx, key: body(_decode(key)))
+
+    def keys(self, collection: str) -> List[str]:
+        keys: List[str] = []
+        self.enumerate_keys(collection, keys.append)
+        return keys
+
+    def enumerate_rows(self, collection: str,
+                       body: Callable[[str, Any, Any], Optional[bool]]) -> None:
+        """Calls ``body(key, object, metadata)`` for each row of
+        ``collection`` in key order; a truthy return stops."""
+        encoded = _name(collection, "collection")
+
+        def row(_ctx: Any, key: bytes, obj: Optional[int], obj_size: int,
+                meta: Optional[int], meta_size: int) -> Any:
+            object_bytes = string_at(obj, obj_size) if obj else b""
+            metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
+            return body(_decode(key), self._load(object_bytes), self._load_metadata(metadata_bytes))
+
+        _enumerate(lambda cb: lib.ydb_txn_enumerate_rows(self._handle, encoded, cb, None),
+                   _ffi.ROW_FN, row)
+
+    def rows(self, collection: str) -> List[Tuple[str, Any, Any]]:
+        """Every ``(key, object, metadata)`` of ``collection`` in key order."""
+        found: List[Tuple[str, Any, Any]] = []
+        self.enumerate_rows(collection, lambda key, obj, meta: found.append((key, obj, meta)))
+        return found
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({'active' if self.active else 'ended'})"
+
+
+class ReadWriteTransaction(ReadTransaction):
+    """A read-write transaction. As a context manager it commits when the
+    block succeeds and rolls back when it raises; or call ``commit()`` /
+    ``rollback()`` yourself."""
+
+    _release = lib.ydb_txn_rollback
+
+    def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: Any) -> None:
+        if not self.active:
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.rollback()
+
+    def commit(self) -> None:
+        """Commits (or, on failure, rolls back and raises). Observers run
+        before it returns; an observer's exception becomes a warning."""
+        status = lib.ydb_txn_commit(self._handle)
+        if status != Status.MISUSE:
+            # C freed the handle, whatever the result.
+            self._finalizer.detach()
+        try:
+            _check(status)
+        finally:
+            _report_observer_failures()
+
+    def rollback(self) -> None:
+        """Discards every change. Safe twice."""
+        self.end()
+
+    # -- serialization --
+
+    def _dump(self, value: Any) -> bytes:
+        return self.connection.serializer.serialize(value)
+
+    def _dump_metadata(self, value: Any) -> Optional[bytes]:
+        return None if value is None else self.connection.metadata_serializer.serialize(value)
+
+    # -- writing --
+
+    def set(self, collection: str, key: str, obj: Any, metadata: Any = None) -> None:
+        """Stores ``obj`` (and ``metadata``; None for none) as row (collection, key)."""
+        data = self._dump(obj)
+        meta = self._dump_metadata(metadata)
+        _check(lib.ydb_txn_set_object(self._handle, _name(collection, "collection"), _name(key, "key"),
+                                      data, len(data), meta, 0 if meta is None else len(meta)))
+
+    def replace_object(self, collection: str, key: str, obj: Any) -> None:
+        """Replaces the object of an existing row, keeping its metadata."""
+        data = self._dump(obj)
+        _check(lib.ydb_txn_replace_object(self._handle, _name(collection, "collection"),
+                                          _name(key, "key"), data, len(data)))
+
+    def replace_metadata(self, collection: str, key: str, metadata: Any) -> None:
+        """Replaces the metadata of an existing row (None removes it)."""
+        meta = self._dump_metadata(metadata)
+        _check(lib.ydb_txn_replace_metadata(self._handle, _name(collection, "collection"),
+                                            _name(key, "key"), meta,
+                                            0 if meta is None else len(meta)))
+
+    def touch_object(self, collection: str, key: str) -> None:
+        _check(lib.ydb_txn_touch_object(self._handle, _name(collection, "collection"), _name(key, "key")))
+
+    def touch_metadata(self, collection: str, key: str) -> None:
+        _check(lib.ydb_txn_touch_metadata(self._handle, _name(collection, "collection"), _name(key, "key")))
+
+    def touch_row(self, collection: str, key: str) -> None:
+        _check(lib.ydb_txn_touch_row(self._handle, _name(collection, "collection"), _name(key, "key")))
+
+    def remove(self, collection: str, key: str) -> None:
+        """Removes one row (a missing row is ignored)."""
+        _check(lib.ydb_txn_remove_object(self._handle, _name(collection, "collection"), _name(key, "key")))
+
+    def remove_many(self, collection: str, keys: Iterable[str]) -> None:
+        """Removes the rows of ``collection`` named by ``keys``; if any key is
+        invalid, nothing is removed."""
+        encoded = [_name(key, "key") for key in keys]
+        array = (c_char_p * len(encoded))(*encoded)
+        _check(lib.ydb_txn_remove_objects(self._handle, _name(collection, "collection"),
+                                          array, len(encoded)))
+
+    def remove_all(self, collection: str) -> None:
+        """Removes every row of ``collection``."""
+        _check(lib.ydb_txn_remove_all_objects(self._handle, _name(collection, "collection")))
+
+    def remove_all_collections(self) -> None:
+        """Removes every row of every collection."""
+        _check(lib.ydb_txn_remove_all_objects_in_all_collections(self._handle))
+

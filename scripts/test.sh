@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test suite; exits non-zero if any fails.
+#   swift build, swift test         (SwiftPM; scratch path $YDBVIEW_SWIFT_SCRATCH, default .build)
+#   cmake configure + build         (build/: libydbview.so, C tests, demo)
+#   ctest --output-on-failure       (C tests, header compile, symbols, install + pkg-config)
+#   pytest                          (Python package against build/libydbview.so)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+# setup.sh runs with errexit (a failed install stops everything); the steps
+# below run with it off so that every suite runs and the summary is complete.
+set -e
+source scripts/setup.sh
+set +e
+
+scratch=${YDBVIEW_SWIFT_SCRATCH:-.build}
+results=()
+failures=0
+
+step() {
+  local name=$1; shift
+  echo
+  echo "=== $name: $*"
+  local start=$SECONDS
+  if "$@"; then
+    results+=("PASS  $name ($((SECONDS - start))s)")
+  else
+    results+=("FAIL  $name ($((SECONDS - start))s)")
+    failures=$((failures + 1))
+  fi
+}
+
+step "swift build" swift build --scratch-path "$scratch"
+step "swift test" swift test --scratch-path "$scratch"
+step "cmake configure" cmake -S . -B build -G Ninja
+step "cmake build" cmake --build build
+step "ctest" ctest --test-dir build --output-on-failure
+step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
+
+echo
+echo "=== summary"
+printf '  %s\n' "${results[@]}"
+echo "steps: $(( ${#results[@]} - failures )) passed, $failures failed"
+[ "$failures" -eq 0 ]
