@@ -138,16 +138,20 @@ public final class Mappings {
 
     /// The window each group shows for the given counts, from the range options and
     /// the current flexible states.
-    func window(forGroup group: String, count: Int) -> GroupWindow {
+    func window(forGroup group: String, count: Int, flexibleStates: [String: FlexibleState]) -> GroupWindow {
         guard let options = ranges[group] else { return GroupWindow(lower: 0, upper: count) }
         if options.isFixed { return options.fixedWindow(count: count) }
         let state = flexibleStates[group] ?? options.initialFlexibleState(count: count)
         return options.window(of: state, count: count)
     }
 
-    func makeLayout(allGroups: [String], counts: [String: Int]) -> MappingsLayout {
+    func makeLayout(allGroups: [String], counts: [String: Int],
+                    flexibleStates: [String: FlexibleState]? = nil) -> MappingsLayout {
+        let states = flexibleStates ?? self.flexibleStates
         var windows: [String: GroupWindow] = [:]
-        for group in allGroups { windows[group] = window(forGroup: group, count: counts[group] ?? 0) }
+        for group in allGroups {
+            windows[group] = window(forGroup: group, count: counts[group] ?? 0, flexibleStates: states)
+        }
         return MappingsLayout(allGroups: allGroups, counts: counts, windows: windows,
                               reversed: reversedGroups.intersection(allGroups),
                               isDynamic: groupIsDynamic,
