@@ -196,7 +196,7 @@ struct ChangesetComputation {
     /// r, the rows within |offset| of r on the dependent side (in the table before
     /// for a removal, after for an insertion); for an updated row, the row exactly
     /// at the offset. Such a row gets `.dependency` added, or a new update with
-    /// exactly `.dependency`.
+    /// exactly `.dependency` (a move, if its section number changed).
     private mutating func addDependencyReloads(to changes: inout [Int64: RowChange]) {
         let offsets = Set(dependencyOffsets.values.joined())
         guard !offsets.isEmpty else { return }
@@ -230,7 +230,9 @@ struct ChangesetComputation {
                 continue
             }
             guard let from = oldPlace(rowid), let to = newPlace(rowid) else { continue }
-            changes[rowid] = RowChange(type: .update, rowid: rowid, rowKey: histories.keys[rowid],
+            // An update whose section number changes must be a move (semantics.md).
+            let type: RowChange.Kind = from.path.section == to.path.section ? .update : .move
+            changes[rowid] = RowChange(type: type, rowid: rowid, rowKey: histories.keys[rowid],
                                        changes: .dependency,
                                        original: from.path, originalGroup: from.sectionName,
                                        final: to.path, finalGroup: to.sectionName)

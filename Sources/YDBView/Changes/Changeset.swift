@@ -34,7 +34,8 @@ public struct SectionChange: Hashable, Sendable, CustomStringConvertible {
 ///   group is the one its section shows — the consolidated name while consolidated.
 /// - `changes`: what changed (object, metadata, dependency). Inserts and deletes
 ///   carry object + metadata; a row reloaded only for a cell drawing dependency has
-///   exactly `.dependency`; a row moved only because its section was replaced
+///   exactly `.dependency` (an update — or a move when its section number changed,
+///   since an update whose section changes is always a move); a row moved only because its section was replaced
 ///   (consolidation switching) has no flags.
 /// - `rowKey`: the row's (collection, key) when known — nil only for a row the
 ///   commits did not touch (it entered or left a range window, or moved for
