@@ -1,0 +1,135 @@
+/// Changesets: turning a view's commit logs into table changes.
+extension Mappings {
+    /// The section and row changes that turn the table these mappings show now into
+    /// the table they show after `logs`, and moves the mappings there (to
+    /// `logs.last.snapshot`, as `update(with: logs.last.after, …)` would, except that
+    /// flexible ranges follow their rows through the logged operations).
+    ///
+    /// Several commits give one changeset, as if they had been one transaction.
+    /// Empty `logs` give an empty changeset and leave the mappings alone.
+    ///
+    /// ```swift
+    /// let logs = reader.moveToNewestSnapshot()[viewName]   // oldest first
+    /// let changeset = try mappings.changes(for: logs)
+    /// ```
+    ///
+    /// - Throws: `MappingsError.mismatchedMappingsAndNotifications` when the mappings
+    ///   are not at `logs.first.snapshotBefore` (or were never updated), the logs do
+    ///   not chain, or the mappings' cached counts disagree with `logs.first.before`;
+    ///   `MappingsError.wrongView` for logs of another view. The mappings are then
+    ///   left unchanged.
+    public func changes(for logs: [ViewCommitLog]) throws -> Changeset {
+        guard let first = logs.first, let last = logs.last else { return Changeset() }
+        let oldLayout = try validatedLayout(for: logs)
+        let histories = CommitHistories(logs: logs, before: first.before)
+
+        let newGroups = groups(in: last.after)
+        var newCounts: [String: Int] = [:]
+        for group in newGroups { newCounts[group] = last.after.count(inGroup: group) }
+        let newStates = followFlexibleRanges(through: logs, from: oldLayout, after: last.after)
+        let newLayout = makeLayout(allGroups: newGroups, counts: newCounts, flexibleStates: newStates)
+
+        var computation = ChangesetComputation(
+            old: oldLayout, new: newLayout, before: first.before, after: last.after,
+            histories: histories, rangedGroups: Set(ranges.keys),
+            dependencyOffsets: displayDependencyOffsets(for: Set(oldLayout.allGroups).union(newGroups)))
+        let changeset = computation.run()
+
+        flexibleStates = newStates
+        layout = newLayout
+        lastSnapshot = last.snapshot
+        return changeset
+    }
+
+    /// Whether `logs` touch any group of these mappings (or remove everything) —
+    /// a cheap check that reads only the log entries and does not move the mappings.
+    /// It may answer true for changes the table does not show (outside a range
+    /// window); it never answers false for a change the table shows.
+    public func hasChanges(for logs: [ViewCommitLog]) -> Bool {
+        let fixedGroups: Set<String>?
+        switch groupSource {
+        case .fixed(let groups): fixedGroups = Set(groups)
+        case .dynamic: fixedGroups = nil
+        }
+        func concerns(_ group: String) -> Bool {
+            if let fixedGroups { return fixedGroups.contains(group) }
+            if case .dynamic(let filter, _) = groupSource { return filter(group) }
+            return false
+        }
+        for log in logs {
+            for entry in log.entries {
+                switch entry {
+                case .insert(_, let group, _), .delete(_, let group, _), .update(_, let group, _, _):
+                    if concerns(group) { return true }
+                case .groupCreated(let group), .groupEmptied(let group):
+                    if concerns(group) { return true }
+                case .reset:
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    /// The current layout, after checking that `logs` start where the mappings are.
+    private func validatedLayout(for logs: [ViewCommitLog]) throws -> MappingsLayout {
+        let start = logs[0].snapshotBefore
+        let mismatch = MappingsError.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot,
+                                                                        logsStart: start)
+        guard let layout, lastSnapshot == start else { throw mismatch }
+        for log in logs where log.viewName != viewName {
+            throw MappingsError.wrongView(expected: viewName, found: log.viewName)
+        }
+        for (older, newer) in zip(logs, logs.dropFirst()) where older.snapshot != newer.snapshotBefore {
+            throw mismatch
+        }
+        let before = logs[0].before
+        guard groups(in: before) == layout.allGroups else { throw mismatch }
+        for group in layout.allGroups where before.count(inGroup: group) != layout.counts[group] {
+            throw mismatch
+        }
+        return layout
+    }
+
+    /// Replays the logged inserts and deletes on every flexible window, then applies
+    /// max/min length once, at the end of the changeset.
+    private func followFlexibleRanges(through logs: [ViewCommitLog], from oldLayout: MappingsLayout,
+                                      after: any ViewContents) -> [String: FlexibleState] {
+        var trackers: [String: FlexibleWindowTracker] = [:]
+        for (group, options) in ranges where options.isFlexible {
+            let start = oldLayout.windows[group] ?? GroupWindow(lower: 0, upper: 0)
+            trackers[group] = FlexibleWindowTracker(window: start, options: options)
+        }
+        guard !trackers.isEmpty else { return flexibleStates }
+        for log in logs {
+            for entry in log.entries {
+                switch entry {
+                case .insert(_, let group, let index): trackers[group]?.insert(at: index)
+                case .delete(_, let group, let index): trackers[group]?.delete(at: index)
+                case .reset: for group in trackers.keys { trackers[group]!.reset() }
+                case .update, .groupCreated, .groupEmptied: break
+                }
+            }
+        }
+        var states = flexibleStates
+        for (group, tracker) in trackers {
+            let options = ranges[group]!
+            let count = after.count(inGroup: group)
+            let lower = min(max(tracker.window.lower, 0), count)
+            let window = GroupWindow(lower: lower, upper: min(max(tracker.window.upper, lower), count))
+            states[group] = options.flexibleState(for: window, count: count)
+        }
+        return states
+    }
+
+    /// Dependency offsets in display order (a reversed group's stored offsets negated).
+    private func displayDependencyOffsets(for groups: Set<String>) -> [String: Set<Int>] {
+        var result: [String: Set<Int>] = [:]
+        for group in groups {
+            guard let stored = dependencyOffsets[group] else { continue }
+            let sign = reversedGroups.contains(group) ? -1 : 1
+            result[group] = Set(stored.map { $0 * sign })
+        }
+        return result
+    }
+}

@@ -1,0 +1,168 @@
+/// Errors from mappings and changesets.
+public enum MappingsError: Error, Equatable, Sendable {
+    /// The mappings are not at the snapshot the first commit log starts from
+    /// (or have never been updated), the logs are not one chain of commits, or
+    /// the mappings' cached state does not match the first log's `before` view.
+    /// The mappings are left unchanged.
+    case mismatchedMappingsAndNotifications(mappingsSnapshot: UInt64?, logsStart: UInt64)
+    /// A commit log is for another view than the mappings'.
+    case wrongView(expected: String, found: String)
+}
+
+/// Maps the groups of one view onto the sections of a table: which groups are
+/// shown, in which order, which part of each (ranges), in which direction
+/// (reverse), as separate sections or one (auto-consolidation) — and turns a
+/// view's commit logs into the section and row changes that animate the table
+/// (`changes(for:)`).
+///
+/// A `Mappings` is a **single-thread object**: create, configure, update and read
+/// it from one thread (typically the UI thread), like the read transaction it
+/// follows. It never reads the database itself; it caches group counts and
+/// window positions from the `ViewContents` it is updated with, so every getter
+/// is O(1) or O(log groups).
+///
+/// ```swift
+/// let mappings = Mappings(groups: ["wine", "liquor", "beer"], view: "order")
+/// mappings.setIsDynamicSection(true, forGroup: "beer")
+/// mappings.setRangeOptions(try .fixed(length: 20, offset: 0, from: .beginning), forGroup: "wine")
+/// mappings.update(with: contents, snapshot: readerSnapshot)      // once, before use
+/// tableView.numberOfSections = mappings.numberOfSections
+/// // ... after the reader moves forward:
+/// let changeset = try mappings.changes(for: commitLogs)          // also moves the mappings
+/// ```
+///
+/// Configuration order matters exactly as in YapDatabase: a range or a cell
+/// drawing dependency set on a group that is already reversed is read in the
+/// reversed (display) order; reversing a group afterwards leaves its window
+/// where it was and only flips it.
+public final class Mappings {
+    /// How the mappings find their groups.
+    enum GroupSource {
+        case fixed([String])
+        case dynamic(filter: (String) -> Bool, areInIncreasingOrder: (String, String) -> Bool)
+    }
+
+    /// The registered name of the view these mappings read.
+    public let viewName: String
+    let groupSource: GroupSource
+
+    // Configuration, as set (ranges and dependencies stored in view order).
+    var dynamicSectionsForAllGroups = false
+    var dynamicSectionsPerGroup: [String: Bool] = [:]
+    var ranges: [String: RangeOptions] = [:]
+    var reversedGroups: Set<String> = []
+    var dependencyOffsets: [String: Set<Int>] = [:]
+    var consolidationThreshold = 0
+    var consolidationName: String?
+
+    // State as of the last update.
+    var flexibleStates: [String: FlexibleState] = [:]
+    var layout: MappingsLayout?
+    var lastSnapshot: UInt64?
+
+    /// Mappings over a fixed, ordered list of groups: section `i` is `groups[i]`
+    /// (minus dynamic sections that show no rows).
+    public init(groups: [String], view viewName: String) {
+        self.viewName = viewName
+        var seen = Set<String>()
+        self.groupSource = .fixed(groups.filter { seen.insert($0).inserted })
+    }
+
+    /// Mappings whose groups are discovered from the view at every update: the
+    /// view's groups that pass `filter`, ordered by `areInIncreasingOrder`.
+    ///
+    /// ```swift
+    /// let mappings = Mappings(filter: { $0.hasPrefix("dept:") }, sortedBy: <, view: "inventory")
+    /// ```
+    public init(filter: @escaping (String) -> Bool,
+                sortedBy areInIncreasingOrder: @escaping (String, String) -> Bool,
+                view viewName: String) {
+        self.viewName = viewName
+        self.groupSource = .dynamic(filter: filter, areInIncreasingOrder: areInIncreasingOrder)
+    }
+
+    /// True when the group list is recomputed from the view at every update.
+    public var hasDynamicGroups: Bool {
+        if case .dynamic = groupSource { return true }
+        return false
+    }
+
+    /// The mappings' groups, visible or not: the static list, or for dynamic groups
+    /// those found at the last update (empty before the first update).
+    public var allGroups: [String] {
+        switch groupSource {
+        case .fixed(let groups): return groups
+        case .dynamic: return layout?.allGroups ?? []
+        }
+    }
+
+    /// Caches the group list (dynamic groups), counts and range windows of `contents`
+    /// and records `snapshot`. Call once before using the mappings, and again
+    /// whenever the reader moves to another snapshot without asking for a changeset.
+    ///
+    /// Fixed ranges are recomputed from their options (a window cut short by a
+    /// small group grows back to its length). A flexible range cannot follow its rows
+    /// without the commit logs, so it keeps its offset from its pin and its length,
+    /// clipped to the group, then max/min length are applied again; a flexible range
+    /// on a group it has never been placed on starts like a fixed one.
+    public func update(with contents: any ViewContents, snapshot: UInt64) {
+        let groups = groups(in: contents)
+        var counts: [String: Int] = [:]
+        for group in groups { counts[group] = contents.count(inGroup: group) }
+        for (group, options) in ranges where options.isFlexible {
+            guard let count = counts[group] else { continue }
+            if let state = flexibleStates[group] {
+                flexibleStates[group] = options.flexibleState(for: options.window(of: state, count: count),
+                                                              count: count)
+            } else {
+                flexibleStates[group] = options.initialFlexibleState(count: count)
+            }
+        }
+        layout = makeLayout(allGroups: groups, counts: counts)
+        lastSnapshot = snapshot
+    }
+
+    /// The mappings' groups as found in `contents`.
+    func groups(in contents: any ViewContents) -> [String] {
+        switch groupSource {
+        case .fixed(let groups):
+            return groups
+        case .dynamic(let filter, let areInIncreasingOrder):
+            return contents.groupNames.filter(filter).sorted(by: areInIncreasingOrder)
+        }
+    }
+
+    func groupIsDynamic(_ group: String) -> Bool {
+        dynamicSectionsPerGroup[group] ?? dynamicSectionsForAllGroups
+    }
+
+    /// The window each group shows for the given counts, from the range options and
+    /// the current flexible states.
+    func window(forGroup group: String, count: Int, flexibleStates: [String: FlexibleState]) -> GroupWindow {
+        guard let options = ranges[group] else { return GroupWindow(lower: 0, upper: count) }
+        if options.isFixed { return options.fixedWindow(count: count) }
+        let state = flexibleStates[group] ?? options.initialFlexibleState(count: count)
+        return options.window(of: state, count: count)
+    }
+
+    func makeLayout(allGroups: [String], counts: [String: Int],
+                    flexibleStates: [String: FlexibleState]? = nil) -> MappingsLayout {
+        let states = flexibleStates ?? self.flexibleStates
+        var windows: [String: GroupWindow] = [:]
+        for group in allGroups {
+            windows[group] = window(forGroup: group, count: counts[group] ?? 0, flexibleStates: states)
+        }
+        return MappingsLayout(allGroups: allGroups, counts: counts, windows: windows,
+                              reversed: reversedGroups.intersection(allGroups),
+                              isDynamic: groupIsDynamic,
+                              consolidationThreshold: consolidationThreshold,
+                              consolidatedGroupName: consolidationName)
+    }
+
+    /// Recomputes the layout from the cached counts after a configuration change,
+    /// so getters reflect the new configuration at once.
+    func refreshLayout() {
+        guard let current = layout else { return }
+        layout = makeLayout(allGroups: current.allGroups, counts: current.counts)
+    }
+}
