@@ -38,6 +38,7 @@ extension Mappings {
         flexibleStates = newStates
         layout = newLayout
         lastSnapshot = last.snapshot
+        lastContents = last.after
         return changeset
     }
 

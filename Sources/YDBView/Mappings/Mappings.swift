@@ -59,6 +59,9 @@ public final class Mappings {
     var flexibleStates: [String: FlexibleState] = [:]
     var layout: MappingsLayout?
     var lastSnapshot: UInt64?
+    /// The view as of `lastSnapshot`: commits that did not touch the view
+    /// carry no log for it, and this stands in for its unchanged state.
+    var lastContents: (any ViewContents)?
 
     /// Mappings over a fixed, ordered list of groups: section `i` is `groups[i]`
     /// (minus dynamic sections that show no rows).
@@ -120,6 +123,7 @@ public final class Mappings {
         }
         layout = makeLayout(allGroups: groups, counts: counts)
         lastSnapshot = snapshot
+        lastContents = contents
     }
 
     /// The mappings' groups as found in `contents`.
