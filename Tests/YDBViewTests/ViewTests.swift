@@ -267,7 +267,7 @@ final class ViewTests: XCTestCase {
     }
 
     func testInconsistentComparatorNeverCrashes() throws {
-        var random = SeededRandom(seed: 99)
+        var random = SeededGenerator(seed: 99)
         let chaos = View(grouping: ViewGrouping(flavour: .key) { _ in "g" },
                          sorting: ViewSorting(flavour: .key) { _, _, _ in
                              [ViewOrder.ascending, .same, .descending].randomElement(using: &random)! })
