@@ -278,4 +278,19 @@ final class ViewTests: XCTestCase {
         }
         XCTAssertEqual(try connection.read { try $0.view("v")!.numberOfItems(inGroup: "g") }, 300)
     }
+
+    func testRegisterAndUnregisterWhileAReaderHoldsASnapshot() throws {
+        try set("a", "g", 1)
+        let reader = try database.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        try database.registerView(rankView(), name: "v")
+        XCTAssertNil(try reader.read { try $0.view("v") }, "a frozen reader does not see a later registration")
+        let skipped = try reader.beginLongLivedReadTransaction()
+        XCTAssertEqual(skipped.last?.viewLogs["v"]?.entries.last, .insert(rowid: 1, group: "g", index: 0))
+        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]])
+        try database.unregisterView(name: "v")
+        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]], "still there at its snapshot")
+        try reader.beginLongLivedReadTransaction()
+        XCTAssertNil(try reader.read { try $0.view("v") })
+    }
 }
