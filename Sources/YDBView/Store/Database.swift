@@ -75,8 +75,7 @@ public final class Database {
         do {
             let handle = try SQLiteHandle(path: self.path)
             defer { handle.close() }
-            try handle.execute("PRAGMA journal_mode = WAL")
-            try handle.execute("PRAGMA synchronous = NORMAL")
+            try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
             published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
         } catch {
             Foundation.close(lockDescriptor)   // init failed: deinit will not run

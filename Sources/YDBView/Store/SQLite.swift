@@ -18,6 +18,10 @@ final class SQLiteHandle {
         raw = handle
         sqlite3_busy_timeout(handle, 10_000)
         sqlite3_extended_result_codes(handle, 1)
+        // Per-handle settings (SQLite does not store them in the file). In WAL
+        // mode NORMAL is durable against application crashes and fsyncs only
+        // at checkpoints, not on every commit.
+        sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", nil, nil, nil)
     }
 
     deinit { close() }
