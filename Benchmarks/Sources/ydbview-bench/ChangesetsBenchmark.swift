@@ -17,6 +17,8 @@ struct ChangesetsResult {
     var requery = Samples(), diff = Samples()
     var requery50 = Samples(), diff50 = Samples()
     var endToEndPlain = Samples(), endToEndPlain50 = Samples()
+    /// After the commit only: engine catch-up + changes; baseline re-query + diff.
+    var afterRanged = Samples(), afterFull = Samples(), afterPlain = Samples(), afterPlain50 = Samples()
     var rowChangesRanged = 0, rowChangesFull = 0, baselineEdits = 0
 }
 
@@ -79,6 +81,8 @@ enum ChangesetsBenchmark {
             result.changesFull.add(Double(fullDone - rangedDone) / 1e9)
             result.endToEndRanged.add(Double(rangedDone - start) / 1e9)
             result.endToEndFull.add(Double(caughtUp - start + fullDone - rangedDone) / 1e9)
+            result.afterRanged.add(Double(rangedDone - committed) / 1e9)
+            result.afterFull.add(Double(caughtUp - committed + fullDone - rangedDone) / 1e9)
             result.rowChangesRanged += changesetRanged.rowChanges.count
             result.rowChangesFull += changesetFull.rowChanges.count
 
@@ -106,6 +110,8 @@ enum ChangesetsBenchmark {
             result.diff50.add(Double(diffed50 - queried50) / 1e9)
             result.endToEndPlain.add(Double(diffed - plainStart) / 1e9)
             result.endToEndPlain50.add(Double(plainCommitted - plainStart + diffed50 - diffed) / 1e9)
+            result.afterPlain.add(Double(diffed - plainCommitted) / 1e9)
+            result.afterPlain50.add(Double(diffed50 - diffed) / 1e9)
             result.baselineEdits += difference.count
             shown = newShown
             shown50 = newShown50

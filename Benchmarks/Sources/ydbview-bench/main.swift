@@ -143,14 +143,22 @@ if !viewsResults.isEmpty {
 }
 
 if !changesetsResults.isEmpty {
-    var endToEnd = Table("Changesets: one-row commit → finished changeset (median / p95), group g0",
+    var after = Table("Changesets: after a one-row commit, until the changeset is ready (median / p95), group g0",
+                      ["rows", "rows in g0", "engine, 50-row range", "engine, no range",
+                       "baseline: requery group + diff", "no range ÷ baseline",
+                       "baseline: LIMIT 50 + diff", "range ÷ LIMIT 50"])
+    var endToEnd = Table("Changesets: from the start of the one-row commit to the finished changeset (median / p95)",
                          ["rows", "rows in g0", "engine, 50-row range", "engine, no range",
                           "baseline: requery group + diff", "no range ÷ baseline",
                           "baseline: LIMIT 50 + diff", "range ÷ LIMIT 50"])
     var parts = Table("Changesets: the parts (medians)",
                       ["rows", "engine commit", "catch-up", "changes (range)", "changes (no range)",
                        "plain commit", "requery", "diff", "requery 50", "diff 50", "row changes (range / full / diff)"])
+    func both(_ samples: Samples) -> String { "\(us(samples.median)) / \(us(samples.p95))" }
     for r in changesetsResults {
+        after.add([count(r.n), "\(r.groupSize)", both(r.afterRanged), both(r.afterFull), both(r.afterPlain),
+                   ratio(r.afterFull.median, r.afterPlain.median), both(r.afterPlain50),
+                   ratio(r.afterRanged.median, r.afterPlain50.median)])
         endToEnd.add([count(r.n), "\(r.groupSize)",
                       "\(us(r.endToEndRanged.median)) / \(us(r.endToEndRanged.p95))",
                       "\(us(r.endToEndFull.median)) / \(us(r.endToEndFull.p95))",
@@ -165,6 +173,7 @@ if !changesetsResults.isEmpty {
                    String(format: "%.1f / %.1f / %.1f", Double(r.rowChangesRanged) / k,
                           Double(r.rowChangesFull) / k, Double(r.baselineEdits) / k)])
     }
+    print(after.render(), terminator: "")
     print(endToEnd.render(), terminator: "")
     print(parts.render(), terminator: "")
 }
