@@ -52,7 +52,10 @@ func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1e3) 
 func sec(_ seconds: Double) -> String {
     seconds < 1e-3 ? us(seconds) : seconds < 1 ? ms(seconds) : String(format: "%.2f s", seconds)
 }
-func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
+func ratio(_ a: Double, _ b: Double) -> String {
+    let value = a / b
+    return String(format: value < 0.1 ? "%.3f×" : "%.2f×", value)
+}
 func count(_ n: Int) -> String {
     n >= 1_000_000 && n % 1_000_000 == 0 ? "\(n / 1_000_000)M" : n >= 1000 && n % 1000 == 0 ? "\(n / 1000)k" : "\(n)"
 }
