@@ -20,6 +20,9 @@ let package = Package(
                 exclude: ["exports.map"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(exportsMap)"])]),
         .executableTarget(name: "ydbview-cli", dependencies: ["YDBView"], path: "Sources/ydbview-cli"),
+        // Benchmark programs (Benchmarks/README.md): print figures next to SQLite baselines.
+        .executableTarget(name: "ydbview-bench", dependencies: ["YDBView", "CSQLite"],
+                          path: "Benchmarks/Sources/ydbview-bench"),
         .testTarget(name: "YDBViewTests", dependencies: ["YDBView"], path: "Tests/YDBViewTests"),
     ]
 )
