@@ -178,8 +178,8 @@ class ViewRowChange:
             "original_index": self.original_index,
             "final_section": self.final_section,
             "final_index": self.final_index,
-            "changes": sorted(flag.name.lower() for flag in ChangeFlags
-                              if flag and flag in self.changes),  # type: ignore[union-attr]
+            "changes": sorted(str(flag.name).lower() for flag in ChangeFlags
+                              if flag and flag in self.changes),
             "collection": self.collection,
             "key": self.key,
         }
