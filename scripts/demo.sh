@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# Builds ydbview and shows the store at work: rows written and read, commit
-# notifications printed by an observer, and a long-lived read transaction
-# that keeps its snapshot and then catches up -- from C, then from Python.
+# Builds the ydbview tool and runs `ydbview demo`: a catalogue of a few
+# thousand books in a temporary database, a view by genre sorted by rank,
+# mappings showing the top 10 of two genres plus a dynamic section, and a
+# stream of random commits printed as the changesets a table view would
+# animate (each one checked against the tables before and after).
+# Arguments go to the demo: --seed N, --commits N, --quiet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh >/dev/null
 
-echo "=== building (cmake -G Ninja, build/)"
-cmake -S . -B build -G Ninja >/dev/null
-cmake --build build >/dev/null
+echo "=== building ydbview (swift build, debug)"
+swift build --product ydbview-cli >/dev/null
+bin="$(swift build --product ydbview-cli --show-bin-path)/ydbview-cli"
 
 echo
-echo "=== C: bindings/c/examples/store_demo.c"
-./build/store_demo
-
-echo
-echo "=== Python: bindings/python/examples/store_demo.py"
-YDBVIEW_LIBRARY="$PWD/build/libydbview.so" "$PYTHON" bindings/python/examples/store_demo.py
+echo "=== ydbview demo $*"
+"$bin" demo "$@"

@@ -200,7 +200,7 @@ final class ChangesetPropertyTests: XCTestCase {
         let changeset = try mappings.changes(for: [first, second])
         XCTAssertEqual(changeset.rowChanges.map(\.type), [.insert, .insert])
         XCTAssertEqual(mappings.snapshotOfLastUpdate, 4)
-        XCTAssertEqual(try mappings.changes(for: []), Changeset())
+        XCTAssertEqual(try mappings.changes(for: [] as [ViewCommitLog]), Changeset())
         XCTAssertThrowsError(try Mappings(groups: ["a"], view: "other").changes(for: [first]))
     }
 }

@@ -6,7 +6,7 @@ final class CountedTreeTests: XCTestCase {
     /// collapses all happen, and compares with a sorted array after every step.
     func testRandomInsertRemoveAgainstSortedArray() {
         for seed in [1, 2, 3] as [UInt64] {
-            var random = SeededRandom(seed: seed)
+            var random = SeededGenerator(seed: seed)
             for size in [0, 1, 2, 4, 8, 16, 64, 256, 1024] {
                 var tree = CountedTree<Int, Int>(capacity: 4)
                 var model: [Int] = []

@@ -86,3 +86,42 @@ final class StoreTests: XCTestCase {
         XCTAssertThrowsError(try connection.beginReadTransaction()) { XCTAssertEqual(($0 as? YDBError)?.code, .closed) }
     }
 }
+
+final class CodableStoreTests: XCTestCase {
+    struct Book: Codable, Equatable { var title: String; var rank: Int }
+
+    func testCodableAndDataRoundTrip() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        try connection.readWrite { t in
+            try t.setValue(Book(title: "Dune", rank: 1), forKey: "b1", inCollection: "books", metadata: ["genre": "sf"])
+            try t.setData(Data([1, 2, 3]), forKey: "raw", inCollection: "blobs")
+        }
+        try connection.read { t in
+            XCTAssertEqual(try t.value(Book.self, forKey: "b1", inCollection: "books"), Book(title: "Dune", rank: 1))
+            XCTAssertEqual(try t.metadataValue([String: String].self, forKey: "b1", inCollection: "books"), ["genre": "sf"])
+            XCTAssertNil(try t.value(Book.self, forKey: "missing", inCollection: "books"))
+            XCTAssertEqual(try t.data(forKey: "raw", inCollection: "blobs"), Data([1, 2, 3]))
+            XCTAssertThrowsError(try t.value(Book.self, forKey: "raw", inCollection: "blobs")) {
+                XCTAssertEqual(($0 as? YDBError)?.code, .invalidArgument)
+            }
+        }
+    }
+
+    func testHugeBlobAndFailedWriteLeavesNothing() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        let huge = [UInt8](repeating: 7, count: 16 << 20)
+        try connection.readWrite { try $0.setObject(huge, forKey: "big", inCollection: "c", metadata: nil) }
+        XCTAssertEqual(try connection.read { try $0.object(forKey: "big", inCollection: "c")?.count }, 16 << 20)
+        // A failed operation poisons the transaction: commit rolls everything back.
+        let t = try connection.beginReadWriteTransaction()
+        try t.setObject([1], forKey: "ok", inCollection: "c", metadata: nil)
+        XCTAssertThrowsError(try t.setObject([1], forKey: "bad\u{0}", inCollection: "c", metadata: nil))
+        XCTAssertThrowsError(try t.setObject([2], forKey: "more", inCollection: "c", metadata: nil))
+        XCTAssertThrowsError(try t.commit())
+        XCTAssertEqual(try connection.read { try $0.countAll() }, 1)
+    }
+}

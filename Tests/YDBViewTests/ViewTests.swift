@@ -267,7 +267,7 @@ final class ViewTests: XCTestCase {
     }
 
     func testInconsistentComparatorNeverCrashes() throws {
-        var random = SeededRandom(seed: 99)
+        var random = SeededGenerator(seed: 99)
         let chaos = View(grouping: ViewGrouping(flavour: .key) { _ in "g" },
                          sorting: ViewSorting(flavour: .key) { _, _, _ in
                              [ViewOrder.ascending, .same, .descending].randomElement(using: &random)! })
@@ -277,5 +277,20 @@ final class ViewTests: XCTestCase {
             try connection.readWrite { try $0.touchObject(forKey: "k\(index)", inCollection: "items") }
         }
         XCTAssertEqual(try connection.read { try $0.view("v")!.numberOfItems(inGroup: "g") }, 300)
+    }
+
+    func testRegisterAndUnregisterWhileAReaderHoldsASnapshot() throws {
+        try set("a", "g", 1)
+        let reader = try database.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        try database.registerView(rankView(), name: "v")
+        XCTAssertNil(try reader.read { try $0.view("v") }, "a frozen reader does not see a later registration")
+        let skipped = try reader.beginLongLivedReadTransaction()
+        XCTAssertEqual(skipped.last?.viewLogs["v"]?.entries.last, .insert(rowid: 1, group: "g", index: 0))
+        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]])
+        try database.unregisterView(name: "v")
+        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]], "still there at its snapshot")
+        try reader.beginLongLivedReadTransaction()
+        XCTAssertNil(try reader.read { try $0.view("v") })
     }
 }

@@ -52,7 +52,30 @@ struct ChangesetComputation {
             if let change = classify(rowid) { changes[rowid] = change }
         }
         addDependencyReloads(to: &changes)
+        mergeReaddedRows(&changes)
         return Changeset(sectionChanges: sectionChanges, rowChanges: ordered(Array(changes.values)))
+    }
+
+    /// A row removed and set again under the same (collection, key) has a new
+    /// rowid, so it comes out as a delete (old id) and an insert (new id). A
+    /// table shows one row: report one move from the delete's original path
+    /// to the insert's final path — the same batch update, as semantics.md's
+    /// "delete…insert → move" asks.
+    private func mergeReaddedRows(_ changes: inout [Int64: RowChange]) {
+        var deletes: [RowKey: RowChange] = [:]
+        for change in changes.values where change.type == .delete {
+            if let key = change.rowKey { deletes[key] = change }
+        }
+        guard !deletes.isEmpty else { return }
+        for insert in changes.values where insert.type == .insert {
+            guard let key = insert.rowKey, let delete = deletes.removeValue(forKey: key) else { continue }
+            changes[delete.rowid] = nil
+            changes[insert.rowid] = RowChange(
+                type: .move, rowid: insert.rowid, originalRowid: delete.rowid, rowKey: key,
+                changes: delete.changes.union(insert.changes),
+                original: delete.originalPosition, originalGroup: delete.originalGroup,
+                final: insert.finalPosition, finalGroup: insert.finalGroup)
+        }
     }
 
     // MARK: Sections

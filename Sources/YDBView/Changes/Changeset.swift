@@ -56,18 +56,25 @@ public struct RowChange: Hashable, Sendable, CustomStringConvertible {
     public let finalGroup: String?
     public let changes: RowChangeFlags
     public let rowKey: RowKey?
-    /// The row's id in the database.
+    /// The row's id in the database (at the end, for a row removed and set
+    /// again under the same key: see `originalRowid`).
     public let rowid: Int64
+    /// The row's id at the start. It differs from `rowid` only when the row
+    /// was removed and set again under the same (collection, key): the
+    /// database gave it a new id, but a table shows one row, so its delete
+    /// and insert are reported as one move.
+    public let originalRowid: Int64
     /// Where the row was shown at the start (also set for updates).
     public let originalPosition: TableIndexPath?
     /// Where the row is shown at the end (also set for updates).
     public let finalPosition: TableIndexPath?
 
-    init(type: Kind, rowid: Int64, rowKey: RowKey?, changes: RowChangeFlags,
+    init(type: Kind, rowid: Int64, originalRowid: Int64? = nil, rowKey: RowKey?, changes: RowChangeFlags,
          original: TableIndexPath?, originalGroup: String?,
          final: TableIndexPath?, finalGroup: String?) {
         self.type = type
         self.rowid = rowid
+        self.originalRowid = originalRowid ?? rowid
         self.rowKey = rowKey
         self.changes = changes
         self.originalPosition = original
@@ -93,7 +100,7 @@ public struct RowChange: Hashable, Sendable, CustomStringConvertible {
 
     /// A copy with more change flags (a dependency reload on an updated row).
     func adding(_ flags: RowChangeFlags) -> RowChange {
-        RowChange(type: type, rowid: rowid, rowKey: rowKey, changes: changes.union(flags),
+        RowChange(type: type, rowid: rowid, originalRowid: originalRowid, rowKey: rowKey, changes: changes.union(flags),
                   original: originalPosition, originalGroup: originalGroup,
                   final: finalPosition, finalGroup: finalGroup)
     }

@@ -22,6 +22,10 @@ public final class Database {
     /// directory that is deleted on `close()`.
     public let path: String
     private let temporaryDirectory: String?
+    /// An exclusive lock on `<path>-ydbview.lock`: views live in this
+    /// object's memory, so a second Database on the same file (in this
+    /// process or another) would diverge from it. The second open fails.
+    private var lockDescriptor: Int32 = -1
 
     /// One writer at a time. A semaphore, not a lock: the C API may begin a
     /// transaction on one thread and commit it on another.
@@ -60,12 +64,24 @@ public final class Database {
             temporaryDirectory = String(cString: made)
             self.path = temporaryDirectory! + "/database.sqlite"
         }
-        let handle = try SQLiteHandle(path: self.path)
-        defer { handle.close() }
-        try handle.execute("PRAGMA journal_mode = WAL")
-        try handle.execute("PRAGMA synchronous = NORMAL")
-        let snapshot = try Schema.prepare(handle)
-        published = PublishedState(snapshot: snapshot, views: [:])
+        lockDescriptor = open(self.path + "-ydbview.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockDescriptor >= 0 else {
+            throw YDBError(.error, "cannot create the lock file \(self.path)-ydbview.lock")
+        }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            Foundation.close(lockDescriptor)
+            throw YDBError(.busy, "database \(self.path) is already open (by another Database object or process)")
+        }
+        do {
+            let handle = try SQLiteHandle(path: self.path)
+            defer { handle.close() }
+            try handle.execute("PRAGMA journal_mode = WAL")
+            try handle.execute("PRAGMA synchronous = NORMAL")
+            published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
+        } catch {
+            Foundation.close(lockDescriptor)   // init failed: deinit will not run
+            throw error
+        }
     }
 
     deinit { close() }
@@ -83,8 +99,12 @@ public final class Database {
             return internalConnection
         }
         connection?.close()
+        if lockDescriptor >= 0 {
+            Foundation.close(lockDescriptor)   // releases the flock
+            lockDescriptor = -1
+        }
         if let temporaryDirectory {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
+            for suffix in ["", "-wal", "-shm", "-journal", "-ydbview.lock"] {
                 unlink(path + suffix)
             }
             rmdir(temporaryDirectory)

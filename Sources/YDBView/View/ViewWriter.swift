@@ -114,6 +114,7 @@ final class ViewWriter {
                 try Self.callback(viewName, "sorting") { try sorting.body(group, a.row, b.row) } == .ascending
             }
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(sorted.count + 2))
+            logCreatedIfNew(group)
             var members: [(Int64, Int64)] = []
             members.reserveCapacity(sorted.count)
             for (index, entry) in sorted.enumerated() {
@@ -127,7 +128,6 @@ final class ViewWriter {
                 }
             }
             newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
-            logCreatedIfNew(group)
         }
         places.sort { $0.0 < $1.0 }
         newState.places = CountedTree(sorted: places)

@@ -77,7 +77,7 @@ enum TableOracle {
         var removed = Set<TableIndexPath>()
         for change in changeset.rowChanges where change.type == .delete || change.type == .move {
             guard let path = change.indexPath else { throw fail("\(change) has no indexPath") }
-            guard old.row(at: path) == change.rowid else {
+            guard old.row(at: path) == change.originalRowid else {
                 throw fail("\(change): original path holds \(String(describing: old.row(at: path)))")
             }
             removed.insert(path)

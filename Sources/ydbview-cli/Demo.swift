@@ -1,0 +1,372 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import YDBView
+
+struct DemoOptions {
+    var seed: UInt64 = 42
+    var commits = 30
+    var quiet = false
+}
+
+/// SplitMix64: tiny, seedable, the same sequence on every machine.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
+/// and sorts by score (lower is better), so both callbacks read only the object.
+struct Book {
+    var genre: String
+    var score: Int
+    var title: String
+
+    var bytes: [UInt8] { Array("\(genre)|\(score)|\(title)".utf8) }
+
+    init(genre: String, score: Int, title: String) {
+        self.genre = genre
+        self.score = score
+        self.title = title
+    }
+
+    init?(_ bytes: [UInt8]?) {
+        guard let bytes else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: "|", maxSplits: 2,
+                                                                 omittingEmptySubsequences: false)
+        guard parts.count == 3, let score = Int(parts[1]) else { return nil }
+        self.init(genre: String(parts[0]), score: score, title: String(parts[2]))
+    }
+}
+
+/// `ydbview demo`: a catalogue of a few thousand books in a temporary
+/// database, a view by genre sorted by rank, mappings showing the top 10 of
+/// two genres plus a dynamic "classics" section, and a stream of random
+/// commits from a writer. Each changeset is printed as a table view would
+/// animate it, and checked: applied with batch-update rules to the old
+/// table it must give the new one.
+struct Demo {
+    static let genres = ["fantasy", "scifi", "mystery", "romance", "history"]
+    static let shownGroups = ["fantasy", "scifi", "classics"]
+    static let topN = 10
+    static let booksPerGenre = 600
+    static let famous = [
+        "fantasy": ["The Hobbit", "Earthsea", "Mistborn", "The Name of the Wind", "Piranesi", "Jonathan Strange"],
+        "scifi": ["Dune", "Neuromancer", "Hyperion", "Foundation", "Solaris", "The Left Hand of Darkness"],
+    ]
+    static let adjectives = ["Silent", "Copper", "Hollow", "Winter", "Crimson", "Last", "Hidden", "Broken",
+                             "Golden", "Distant", "Burning", "Glass", "Iron", "Sunken", "Wandering", "Pale"]
+    static let nouns = ["Harbor", "Gate", "Crown", "River", "Archive", "Garden", "Signal", "Tower",
+                        "Orchard", "Engine", "Lantern", "Map", "Bridge", "Empire", "Mirror", "Voyage"]
+
+    let options: DemoOptions
+    var random: SeededGenerator
+    let database: Database
+    let writer: Connection
+    let reader: Connection
+    let mappings: Mappings
+    var nextKey = 0
+
+    init(_ options: DemoOptions) throws {
+        self.options = options
+        random = SeededGenerator(state: options.seed)
+        database = try Database(path: nil)
+        writer = try database.newConnection()
+        reader = try database.newConnection()
+        mappings = Mappings(groups: Demo.shownGroups, view: "byRank")
+    }
+
+    mutating func run() throws {
+        let started = Date()
+        try fillCatalogue()
+        let grouping = ViewGrouping(flavour: .object) { row in Book(row.object)?.genre }
+        let sorting = ViewSorting(flavour: .object) { _, left, right in
+            let a = Book(left.object)?.score ?? 0, b = Book(right.object)?.score ?? 0
+            if a != b { return a < b ? .ascending : .descending }
+            return left.key < right.key ? .ascending : left.key == right.key ? .same : .descending
+        }
+        try database.registerView(View(grouping: grouping, sorting: sorting, versionTag: "1", isPersistent: true),
+                                  name: "byRank")
+        let top = try RangeOptions.fixed(length: Demo.topN, offset: 0, from: .beginning)
+        mappings.setRangeOptions(top, forGroup: "fantasy")
+        mappings.setRangeOptions(top, forGroup: "scifi")
+        mappings.setIsDynamicSection(true, forGroup: "classics")
+        try reader.beginLongLivedReadTransaction()
+        try reader.read { try mappings.update(with: $0) }
+
+        var table = try currentTable()
+        let total = try reader.read { try $0.view("byRank")?.numberOfItemsInAllGroups() ?? 0 }
+        say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
+            + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
+        say(render(table))
+
+        var rowChangeCount = 0, sectionChangeCount = 0
+        for commit in 1...options.commits {
+            let event = try randomCommit(number: commit)
+            let notifications = try reader.beginLongLivedReadTransaction()
+            let changeset = try mappings.changes(for: notifications)
+            let newTable = try currentTable()
+            try check(changeset, from: table, to: newTable, commit: commit)
+            rowChangeCount += changeset.rowChanges.count
+            sectionChangeCount += changeset.sectionChanges.count
+            say("[\(commit)/\(options.commits)] commit \(commit): \(event)")
+            for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
+            table = newTable
+            if !options.quiet { usleep(60_000) }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        print("ydbview demo: \(options.commits) commits, \(rowChangeCount) row changes and "
+              + "\(sectionChangeCount) section changes, every changeset checked, "
+              + String(format: "%.1f s", seconds))
+    }
+
+    func say(_ line: String) {
+        if !options.quiet { print(line) }
+    }
+
+    // MARK: Data
+
+    mutating func fillCatalogue() throws {
+        var books: [(String, Book)] = []
+        for genre in Demo.genres {
+            let famous = Demo.famous[genre] ?? []
+            var scores = Array(famous.count..<Demo.booksPerGenre).map { $0 * 10 + 10 }
+            scores.shuffle(using: &random)
+            for index in 0..<Demo.booksPerGenre {
+                let title = index < famous.count ? famous[index] : randomTitle()
+                let score = index < famous.count ? index * 10 + 10 : scores[index - famous.count]
+                books.append((newKey(), Book(genre: genre, score: score, title: title)))
+            }
+        }
+        try writer.readWrite { transaction in
+            for (key, book) in books {
+                try transaction.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil)
+            }
+        }
+    }
+
+    mutating func newKey() -> String {
+        nextKey += 1
+        return String(format: "b%05d", nextKey)
+    }
+
+    mutating func randomTitle() -> String {
+        let adjective = Demo.adjectives.randomElement(using: &random)!
+        let noun = Demo.nouns.randomElement(using: &random)!
+        return "The \(adjective) \(noun)"
+    }
+
+    /// One random commit; returns what it did, in words.
+    mutating func randomCommit(number: Int) throws -> String {
+        let genre = ["fantasy", "scifi"].randomElement(using: &random)!
+        // A genre change a third and two thirds of the way: the classics
+        // section appears, then the book goes back and it disappears.
+        if number == max(1, options.commits / 3) {
+            return try changeGenre(inGenre: genre, at: Int.random(in: 0..<3, using: &random), to: "classics")
+        }
+        if number == max(2, 2 * options.commits / 3), let (key, book) = try firstBook(in: "classics") {
+            let home = Demo.famous.first { $0.value.contains(book.title) }?.key ?? genre
+            return try move(key, book, to: home, rank: Int.random(in: 1...5, using: &random))
+        }
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<55:
+            let from = Int.random(in: 0..<(Demo.topN + 6), using: &random)
+            let to = Int.random(in: 0..<Demo.topN, using: &random)
+            return try changeRank(inGenre: genre, from: from, to: to)
+        case 55..<80:
+            return try insertBook(inGenre: genre, at: Int.random(in: 0..<(Demo.topN + 4), using: &random))
+        default:
+            return try removeBook(inGenre: genre, at: Int.random(in: 0..<Demo.topN, using: &random))
+        }
+    }
+
+    func book(at index: Int, inGroup group: String) throws -> (String, Book)? {
+        try writer.read { transaction in
+            guard let view = try transaction.view("byRank"),
+                  let row = try view.row(at: index, inGroup: group) else { return nil }
+            return Book(row.object).map { (row.key.key, $0) }
+        }
+    }
+
+    func firstBook(in group: String) throws -> (String, Book)? { try book(at: 0, inGroup: group) }
+
+    /// A score that sorts just before the book now at `index` (or last).
+    func score(before index: Int, inGroup group: String) throws -> Int {
+        if let (_, target) = try book(at: index, inGroup: group) { return target.score - 1 }
+        let count = try writer.read { try $0.view("byRank")?.numberOfItems(inGroup: group) ?? 0 }
+        return (try book(at: count - 1, inGroup: group)?.1.score ?? 0) + 10
+    }
+
+    func write(_ key: String, _ book: Book) throws {
+        try writer.readWrite { try $0.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil) }
+    }
+
+    func changeRank(inGenre genre: String, from: Int, to: Int) throws -> String {
+        guard from != to, let (key, found) = try book(at: from, inGroup: genre) else {
+            return try touchBook(inGenre: genre, at: to)
+        }
+        var book = found
+        book.score = try score(before: to > from ? to + 1 : to, inGroup: genre)
+        try write(key, book)
+        return "\(genre) rank of \"\(book.title)\" #\(from + 1) → #\(to + 1)"
+    }
+
+    func touchBook(inGenre genre: String, at index: Int) throws -> String {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
+        try writer.readWrite { try $0.touchObject(forKey: key, inCollection: "books") }
+        return "\"\(book.title)\" (\(genre) #\(index + 1)) edited in place"
+    }
+
+    mutating func insertBook(inGenre genre: String, at index: Int) throws -> String {
+        let book = Book(genre: genre, score: try score(before: index, inGroup: genre), title: randomTitle())
+        try write(newKey(), book)
+        return "new \(genre) book \"\(book.title)\" enters at #\(index + 1)"
+    }
+
+    func removeBook(inGenre genre: String, at index: Int) throws -> String {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
+        try writer.readWrite { try $0.removeObject(forKey: key, inCollection: "books") }
+        return "\"\(book.title)\" (\(genre) #\(index + 1)) removed"
+    }
+
+    func changeGenre(inGenre genre: String, at index: Int, to newGenre: String) throws -> String {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
+        return try move(key, book, to: newGenre, rank: 1)
+    }
+
+    func move(_ key: String, _ book: Book, to genre: String, rank: Int) throws -> String {
+        var moved = book
+        moved.genre = genre
+        moved.score = try score(before: rank - 1, inGroup: genre)
+        try write(key, moved)
+        return "\"\(book.title)\" moves from \(book.genre) to \(genre)"
+    }
+
+    // MARK: The table
+
+    struct Table {
+        var groups: [String]
+        var rows: [[String]]     // keys
+        var titles: [String: String]
+    }
+
+    func currentTable() throws -> Table {
+        try reader.read { transaction in
+            guard let view = try transaction.view("byRank") else { throw ReplayError(description: "no view") }
+            var table = Table(groups: [], rows: [], titles: [:])
+            for section in 0..<mappings.numberOfSections {
+                table.groups.append(mappings.group(forSection: section) ?? "?")
+                var keys: [String] = []
+                for row in 0..<(mappings.numberOfItems(inSection: section) ?? 0) {
+                    let path = TableIndexPath(section: section, row: row)
+                    guard let found = try view.row(at: path, mappings: mappings) else {
+                        throw ReplayError(description: "mappings show a row at \(path) that the view lacks")
+                    }
+                    keys.append(found.key.key)
+                    table.titles[found.key.key] = Book(found.object)?.title ?? found.key.key
+                }
+                table.rows.append(keys)
+            }
+            return table
+        }
+    }
+
+    func render(_ table: Table) -> String {
+        zip(table.groups, table.rows).map { group, keys in
+            "  \(group): " + keys.enumerated().map { "\($0 + 1) \(table.titles[$1] ?? $1)" }.joined(separator: " · ")
+        }.joined(separator: "\n")
+    }
+
+    func describe(_ changeset: Changeset, old: Table, new: Table) -> [String] {
+        if changeset.isEmpty { return ["(nothing visible changed)"] }
+        var lines: [String] = []
+        for change in changeset.sectionChanges {
+            lines.append("section \(change.index) \"\(change.group)\": \(change.type == .insert ? "appears" : "disappears")")
+        }
+        func title(_ path: TableIndexPath?, in table: Table) -> String {
+            guard let path, table.rows.indices.contains(path.section),
+                  table.rows[path.section].indices.contains(path.row) else { return "?" }
+            let key = table.rows[path.section][path.row]
+            return "\"\(table.titles[key] ?? key)\""
+        }
+        func group(_ path: TableIndexPath?, in table: Table) -> String {
+            guard let path, table.groups.indices.contains(path.section) else { return "?" }
+            return table.groups[path.section]
+        }
+        for change in changeset.rowChanges {
+            let why = change.rowKey == nil ? " (pushed across the top-\(Demo.topN) edge)" : ""
+            switch change.type {
+            case .insert:
+                lines.append("\(group(change.newIndexPath, in: new)): insert row \(change.newIndexPath!.row) "
+                             + title(change.newIndexPath, in: new) + why)
+            case .delete:
+                lines.append("\(group(change.indexPath, in: old)): delete row \(change.indexPath!.row) "
+                             + title(change.indexPath, in: old) + why)
+            case .move:
+                let from = change.indexPath!, to = change.newIndexPath!
+                let place = from.section == to.section
+                    ? "\(group(from, in: old)): move row \(from.row) → \(to.row)"
+                    : "move \(group(from, in: old)) row \(from.row) → \(group(to, in: new)) row \(to.row)"
+                lines.append(place + " " + title(to, in: new))
+            case .update:
+                lines.append("\(group(change.indexPath, in: old)): reload row \(change.indexPath!.row) "
+                             + title(change.indexPath, in: old))
+            }
+        }
+        let touched = Set(changeset.rowChanges.compactMap { change -> String? in
+            change.finalGroup ?? change.originalGroup
+        }).union(changeset.sectionChanges.filter { $0.type == .insert }.map(\.group))
+        for (group, keys) in zip(new.groups, new.rows) where touched.contains(group) {
+            lines.append("\(group) now: " + keys.enumerated().map { "\($0 + 1) \(new.titles[$1] ?? $1)" }
+                .joined(separator: " · "))
+        }
+        return lines
+    }
+
+    /// Applies `changeset` to `old` with UITableView batch-update rules and
+    /// compares the result with `new`.
+    func check(_ changeset: Changeset, from old: Table, to new: Table, commit: Int) throws {
+        func fail(_ why: String) -> ReplayError {
+            ReplayError(description: "commit \(commit): the changeset does not turn the old table into the new one: \(why)")
+        }
+        var sections: [[String?]] = old.rows.map { $0.map { Optional($0) } }
+        var names: [String?] = old.groups
+        for change in changeset.rowChanges where change.type == .delete || change.type == .move {
+            guard let path = change.indexPath, sections.indices.contains(path.section),
+                  sections[path.section].indices.contains(path.row) else { throw fail("bad original path") }
+            sections[path.section][path.row] = nil
+        }
+        for change in changeset.sectionChanges where change.type == .delete { names[change.index] = nil }
+        var kept: [(String, [String])] = []
+        for (name, rows) in zip(names, sections) {
+            guard let name else {
+                if rows.contains(where: { $0 != nil }) { throw fail("a deleted section still has rows") }
+                continue
+            }
+            kept.append((name, rows.compactMap { $0 }))
+        }
+        for change in changeset.sectionChanges where change.type == .insert {
+            guard change.index <= kept.count else { throw fail("section insert out of range") }
+            kept.insert((change.group, []), at: change.index)
+        }
+        let arrivals = changeset.rowChanges.filter { $0.type == .insert || $0.type == .move }
+            .sorted { $0.newIndexPath! < $1.newIndexPath! }
+        for change in arrivals {
+            let path = change.newIndexPath!
+            guard kept.indices.contains(path.section), path.row <= kept[path.section].1.count,
+                  new.rows.indices.contains(path.section), new.rows[path.section].indices.contains(path.row)
+            else { throw fail("bad final path \(path)") }
+            kept[path.section].1.insert(new.rows[path.section][path.row], at: path.row)
+        }
+        guard kept.map(\.0) == new.groups, kept.map(\.1) == new.rows else { throw fail("tables differ") }
+    }
+}
