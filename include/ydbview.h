@@ -28,8 +28,9 @@
 **   NULL / 0 when the pointer itself was valid. A NULL string or callback
 **   where one is required gives YDB_INVALID_ARGUMENT.
 **
-** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification and
-**   ydb_notification_list are opaque. Every handle is checked on entry:
+** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification,
+**   ydb_notification_list, ydb_mappings, ydb_changeset and ydb_group_result
+**   are opaque. Every handle is checked on entry:
 **   NULL gives YDB_MISUSE (and is a harmless no-op for destructors, which
 **   return YDB_OK), and so does a handle that was already closed, freed or
 **   ended, or a pointer the library never handed out. (Handles are tokens
@@ -87,9 +88,14 @@
 **     ydb_connection_close(conn);
 **     ydb_database_close(db);
 **
-** Future.  Views (ydb_view_*), mappings (ydb_mappings_*) and changesets
-**   (ydb_changeset_*) will join this header; existing signatures never
-**   change (a new behaviour gets a new _v2 function).
+** Views, mappings, changesets.  Views (ydb_view_*) keep rows grouped and
+**   sorted by user callbacks; mappings (ydb_mappings_*) turn a view's groups
+**   into table sections; changesets (ydb_changeset_*) say which sections and
+**   rows changed between two snapshots. See their chapters below, and the
+**   example at the start of the VIEWS chapter.
+**
+** Evolution.  Existing signatures never change (a new behaviour gets a new
+**   _v2 function).
 ** ---------------------------------------------------------------------------
 */
 #ifndef YDBVIEW_H
@@ -601,6 +607,18 @@ int ydb_notification_enumerate_removed_collections(
 ** lends out. NULL is a harmless no-op. */
 void ydb_notification_list_free(ydb_notification_list *list);
 
+/*
+** ydb_notification_list_new makes a list of `count` notifications (oldest
+** first) -- for instance copies kept from commit observers -- to pass to
+** ydb_changeset_new and the other list consumers. Each item is only read:
+** the list takes its own reference, so the items may be freed afterwards.
+** `items` may be NULL when count is 0. *out_list is owned by the caller:
+** free it with ydb_notification_list_free().
+*/
+int ydb_notification_list_new(const ydb_notification *const *items,
+                              size_t count,
+                              ydb_notification_list **out_list);
+
 /* ydb_notification_list_count stores the number of notifications. */
 int ydb_notification_list_count(const ydb_notification_list *list,
                                 size_t *out_count);
@@ -622,6 +640,787 @@ int ydb_notification_list_has_change(const ydb_notification_list *list,
 int ydb_notification_list_has_change_in_collection(
     const ydb_notification_list *list, const char *collection,
     int *out_flag);
+
+
+/* ===========================================================================
+** VIEWS
+**
+** A view keeps some rows of the database in named groups, each sorted. Two
+** callbacks define it: the grouping callback puts a row in a group (or
+** leaves it out), the sorting callback orders two rows of one group. A view
+** is registered under a name with ydb_view_register; from then on every
+** read-write transaction keeps it up to date (inside the same SQLite
+** transaction), and any transaction can query it by name (ydb_view_* on a
+** ydb_txn). A read transaction sees each view exactly as of its snapshot.
+**
+**     static int by_first_letter(void *ctx, const ydb_view_row *row,
+**                                ydb_group_result *result) {
+**         char group[2] = { row->key[0], 0 };
+**         (void)ctx;
+**         return ydb_group_result_set(result, group);  -- 0: success
+**     }
+**     static int by_key(void *ctx, const char *group, const ydb_view_row *a,
+**                       const ydb_view_row *b, int *out_order) {
+**         (void)ctx; (void)group;
+**         *out_order = strcmp(a->key, b->key);
+**         return 0;
+**     }
+**     ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+**     def.grouping = by_first_letter;  def.grouping_flavour = YDB_FLAVOUR_KEY;
+**     def.sorting = by_key;            def.sorting_flavour = YDB_FLAVOUR_KEY;
+**     def.version_tag = "1";
+**     ydb_view_register(db, "byKey", &def, NULL, NULL);
+**     ...
+**     ydb_view_count_in_group(txn, "byKey", "a", &count);
+**
+** View callbacks.  A callback returns 0 on success; any other value is a
+**   failure: the operation that ran it (a write, a registration, a find)
+**   fails with YDB_CALLBACK_FAILED and the message "view 'NAME': grouping
+**   callback failed ...". A failed write poisons its read-write transaction
+**   (see Writing): nothing of it is ever committed. Callbacks run on the
+**   thread making the call, inside the engine; from inside one, calls on the
+**   connection (or transaction) that runs it, ydb_txn_begin_read_write,
+**   ydb_view_register and ydb_view_unregister return YDB_MISUSE. Reading
+**   through another connection is allowed. Every pointer a callback
+**   receives is borrowed: valid only during that call.
+**
+** Context and destructor.  ydb_view_register and ydb_view_set_definition
+**   take a `void *ctx` passed to both callbacks, and a destructor (may be
+**   NULL) called with ctx EXACTLY ONCE: when the view stops using these
+**   callbacks (ydb_view_unregister, a later registration or a committed
+**   ydb_view_set_definition of the same name, ydb_database_close) -- or at
+**   once, before the function returns, when it fails. After the destructor
+**   runs the callbacks are never called again.
+** ======================================================================== */
+
+/* What a callback reads: the smallest flavour that covers it lets the view
+** skip loading objects, and skip re-running it when other parts change. */
+#define YDB_FLAVOUR_KEY      0  /* collection and key only */
+#define YDB_FLAVOUR_OBJECT   1  /* + the object */
+#define YDB_FLAVOUR_METADATA 2  /* + the metadata */
+#define YDB_FLAVOUR_ROW      3  /* + object and metadata */
+
+/*
+** Invoke options: which changes to an existing row make a callback run
+** again (it always runs when a row is inserted). Or-ed together; 0 means
+** "on insert only". YDB_INVOKE_DEFAULT (alone) means the flavour's default:
+** key -> insert only; object -> object modified or touched; metadata ->
+** metadata modified or touched; row -> any change.
+*/
+#define YDB_INVOKE_OBJECT_MODIFIED   1u
+#define YDB_INVOKE_METADATA_MODIFIED 2u
+#define YDB_INVOKE_OBJECT_TOUCHED    4u
+#define YDB_INVOKE_METADATA_TOUCHED  8u
+#define YDB_INVOKE_ANY              15u
+#define YDB_INVOKE_DEFAULT         256u
+
+/*
+** A row as a callback sees it. `object` is NULL unless the callback's
+** flavour reads the object (then it is non-NULL, also for an empty object);
+** `metadata` is NULL unless the flavour reads the metadata and the row has
+** some (then it is non-NULL, also when empty). All borrowed: valid during
+** the call.
+*/
+typedef struct ydb_view_row {
+    const char *collection;
+    const char *key;
+    const void *object;
+    size_t object_size;
+    const void *metadata;
+    size_t metadata_size;
+} ydb_view_row;
+
+/*
+** Where a grouping callback writes its answer. Opaque; valid only during
+** the callback that received it.
+*/
+typedef struct ydb_group_result ydb_group_result;
+
+/*
+** ydb_group_result_set puts the row in `group` (copied: the string may be
+** freed as soon as it returns). Call it at most once per callback (the last
+** call wins); a callback that never calls it leaves the row out of the view
+** ("exclude"). A NULL or invalid UTF-8 group gives YDB_INVALID_ARGUMENT and
+** makes the grouping call fail, whatever the callback returns. A result
+** used after its callback returned gives YDB_MISUSE.
+*/
+int ydb_group_result_set(ydb_group_result *result, const char *group);
+
+/*
+** The grouping callback: decide the group of `row` with
+** ydb_group_result_set (or leave it out), return 0; nonzero = failure.
+*/
+typedef int (*ydb_grouping_fn)(void *ctx, const ydb_view_row *row,
+                               ydb_group_result *result);
+
+/*
+** The sorting callback: store in *out_order a negative number when row1
+** goes before row2 in `group`, 0 when they are equal, a positive number
+** when row1 goes after; return 0; nonzero = failure. It must be a
+** consistent total order (antisymmetric and transitive) for the group to
+** be sorted; an inconsistent one never crashes, it only leaves the order
+** unspecified. A row goes after every row that compares equal to it.
+*/
+typedef int (*ydb_sorting_fn)(void *ctx, const char *group,
+                              const ydb_view_row *row1,
+                              const ydb_view_row *row2, int *out_order);
+
+/*
+** A view's definition, read only during the call it is passed to (strings
+** and arrays are copied). Start from YDB_VIEW_DEFINITION_INIT (or
+** ydb_view_definition_init()) and set the fields:
+**
+**   grouping, sorting   the callbacks (both required)
+**   *_flavour           YDB_FLAVOUR_* (default YDB_FLAVOUR_ROW)
+**   *_invoke            YDB_INVOKE_* bits (default YDB_INVOKE_DEFAULT)
+**   version_tag         change it whenever the callbacks change: a persistent
+**                       view re-registered with the same tag does no work at
+**                       all, a different tag repopulates it (NULL = "")
+**   persistent          nonzero (default): stored in the database and kept
+**                       across restarts; 0: in memory only, repopulated at
+**                       every registration
+**   allowed_collections when not NULL, an array of
+**                       allowed_collection_count collection names: only rows
+**                       of these collections are ever considered
+*/
+typedef struct ydb_view_definition {
+    int grouping_flavour;
+    unsigned int grouping_invoke;
+    ydb_grouping_fn grouping;
+    int sorting_flavour;
+    unsigned int sorting_invoke;
+    ydb_sorting_fn sorting;
+    const char *version_tag;
+    int persistent;
+    const char *const *allowed_collections;
+    size_t allowed_collection_count;
+} ydb_view_definition;
+
+#define YDB_VIEW_DEFINITION_INIT                                  \
+    { YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
+      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0 }
+
+/* ydb_view_definition_init fills *definition with the defaults above. */
+int ydb_view_definition_init(ydb_view_definition *definition);
+
+/*
+** ydb_view_register registers a view under `name` (any UTF-8 text), in a
+** read-write transaction of its own, waiting while another connection
+** writes. A new view populates itself from the existing rows; a persistent
+** view already stored under `name` with the same version tag calls no
+** callback at all; a different tag or a non-persistent view repopulates.
+** Registering a name again replaces its definition. The commit's
+** notification carries the view's changes, so mappings over it get a
+** changeset.
+**
+** ctx and destroy: see "Context and destructor" above -- destroy is called
+** exactly once, also when this fails (then before it returns). A failing
+** callback gives YDB_CALLBACK_FAILED and registers nothing. A read-write
+** transaction open on this thread gives YDB_MISUSE (it would wait for
+** itself).
+*/
+int ydb_view_register(ydb_database *db, const char *name,
+                      const ydb_view_definition *definition, void *ctx,
+                      ydb_destructor_fn destroy);
+
+/*
+** ydb_view_unregister unregisters the view and drops what it stored; its
+** destructor runs. An unknown name is left alone (YDB_OK).
+*/
+int ydb_view_unregister(ydb_database *db, const char *name);
+
+/*
+** ydb_view_enumerate_registered calls `callback` with the name of each view
+** registered as of the latest snapshot, in ascending (UTF-8 byte) order.
+*/
+int ydb_view_enumerate_registered(ydb_database *db, ydb_name_fn callback,
+                                  void *ctx);
+
+/*
+** ydb_view_set_definition changes the grouping and sorting of registered
+** view `name` inside read-write transaction `txn`: with a version tag
+** different from the view's, every row is regrouped and resorted, and this
+** commit's changeset shows the result as moves, inserts and deletes. With
+** the same tag nothing happens. Only the callbacks, flavours, invoke
+** options and version tag of `definition` are used (persistence and
+** allowed collections stay as registered).
+**
+** ctx and destroy: destroy is called exactly once -- when the view stops
+** using these callbacks if the transaction commits; when it rolls back,
+** fails, or nothing changed (same tag), at the end of the transaction or at
+** once. An unknown view gives YDB_NOTFOUND; a read transaction YDB_MISUSE.
+*/
+int ydb_view_set_definition(ydb_txn *txn, const char *name,
+                            const ydb_view_definition *definition, void *ctx,
+                            ydb_destructor_fn destroy);
+
+/* ---------------------------------------------------------------------------
+** Querying a view (read and read-write transactions)
+**
+** Every query names the view; a view not registered at the transaction's
+** snapshot gives YDB_NOTFOUND (use ydb_view_is_registered to ask). Groups
+** and indexes that do not exist give YDB_NOTFOUND with the outputs cleared,
+** except the counts, which answer 0. Indexes start at 0. Strings returned
+** by these functions are owned by the caller: free them with ydb_free().
+** ------------------------------------------------------------------------ */
+
+/* ydb_view_is_registered stores 1 when view `view` exists at the
+** transaction's snapshot, else 0 (YDB_OK either way). */
+int ydb_view_is_registered(ydb_txn *txn, const char *view, int *out_flag);
+
+/* ydb_view_version_tag stores the view's version tag (owned: ydb_free). */
+int ydb_view_version_tag(ydb_txn *txn, const char *view, char **out_tag);
+
+/* ydb_view_group_count stores the number of non-empty groups. */
+int ydb_view_group_count(ydb_txn *txn, const char *view, size_t *out_count);
+
+/* ydb_view_enumerate_groups calls `callback` with each non-empty group, in
+** ascending (UTF-8 byte) order. */
+int ydb_view_enumerate_groups(ydb_txn *txn, const char *view,
+                              ydb_name_fn callback, void *ctx);
+
+/* ydb_view_has_group stores 1 when `group` holds rows, else 0. */
+int ydb_view_has_group(ydb_txn *txn, const char *view, const char *group,
+                       int *out_flag);
+
+/* ydb_view_count_in_group stores the rows in `group` (0 for an unknown
+** group); ydb_view_count_all the rows in all groups. */
+int ydb_view_count_in_group(ydb_txn *txn, const char *view, const char *group,
+                            size_t *out_count);
+int ydb_view_count_all(ydb_txn *txn, const char *view, size_t *out_count);
+
+/* ydb_view_is_empty stores 1 when the view holds no row, else 0. */
+int ydb_view_is_empty(ydb_txn *txn, const char *view, int *out_flag);
+
+/*
+** ydb_view_key_at stores the collection and key of the row at `index` of
+** `group` (both owned: free each with ydb_free). An unknown group or an
+** index out of range gives YDB_NOTFOUND with both outputs NULL.
+** ydb_view_first_key and ydb_view_last_key do the same for the first and
+** last row.
+*/
+int ydb_view_key_at(ydb_txn *txn, const char *view, const char *group,
+                    size_t index, char **out_collection, char **out_key);
+int ydb_view_first_key(ydb_txn *txn, const char *view, const char *group,
+                       char **out_collection, char **out_key);
+int ydb_view_last_key(ydb_txn *txn, const char *view, const char *group,
+                      char **out_collection, char **out_key);
+
+/*
+** ydb_view_object_at / ydb_view_metadata_at / ydb_view_row_at read the row at
+** `index` of `group` like ydb_txn_get_object / _get_metadata / _get_row
+** (same ownership, NULL rules and YDB_NOTFOUND cases).
+*/
+int ydb_view_object_at(ydb_txn *txn, const char *view, const char *group,
+                       size_t index, void **out_object, size_t *out_size);
+int ydb_view_metadata_at(ydb_txn *txn, const char *view, const char *group,
+                         size_t index, void **out_metadata,
+                         size_t *out_size);
+int ydb_view_row_at(ydb_txn *txn, const char *view, const char *group,
+                    size_t index, void **out_object, size_t *out_object_size,
+                    void **out_metadata, size_t *out_metadata_size);
+
+/*
+** ydb_view_position stores where row (collection, key) stands in the view:
+** its group (owned: ydb_free) and index. A row the view does not hold gives
+** YDB_NOTFOUND with *out_group = NULL and *out_index = 0.
+*/
+int ydb_view_position(ydb_txn *txn, const char *view, const char *collection,
+                      const char *key, char **out_group, size_t *out_index);
+
+/* Index ranges [start, end): YDB_INDEX_END as `end` means "to the end". */
+#define YDB_INDEX_END ((size_t)-1)
+
+/*
+** Enumeration callbacks for a group: the row's collection, key and index
+** in the group (borrowed during the call); return 0 to go on, nonzero to
+** stop. The row variant also gets the object and metadata (metadata NULL
+** when the row has none; the object pointer may be NULL when empty).
+*/
+typedef int (*ydb_view_key_fn)(void *ctx, const char *collection,
+                               const char *key, size_t index);
+typedef int (*ydb_view_row_fn)(void *ctx, const char *collection,
+                               const char *key, size_t index,
+                               const void *object, size_t object_size,
+                               const void *metadata, size_t metadata_size);
+
+/*
+** ydb_view_enumerate_keys calls `callback` for the rows of `group` with an
+** index in [start, end) -- clipped to the group -- in index order, or from
+** the last to the first when `reverse` is nonzero. start > end gives
+** YDB_INVALID_ARGUMENT; an unknown group has no rows (YDB_OK).
+** ydb_view_enumerate_rows does the same with objects and metadata.
+*/
+int ydb_view_enumerate_keys(ydb_txn *txn, const char *view, const char *group,
+                            size_t start, size_t end, int reverse,
+                            ydb_view_key_fn callback, void *ctx);
+int ydb_view_enumerate_rows(ydb_txn *txn, const char *view, const char *group,
+                            size_t start, size_t end, int reverse,
+                            ydb_view_row_fn callback, void *ctx);
+
+/*
+** The find callback: for `row`, store in *out_order a negative number when
+** the row comes before the range wanted, 0 when it is inside it, a positive
+** number when it comes after; return 0 (nonzero = failure). It must agree
+** with the group's sort order.
+*/
+typedef int (*ydb_find_fn)(void *ctx, const ydb_view_row *row,
+                           int *out_order);
+
+/*
+** ydb_view_find stores in [*out_start, *out_end) the whole range of indexes
+** of `group` for which `find` answers 0, found by binary search (O(log n)
+** calls). `flavour` (YDB_FLAVOUR_*) says what `find` reads. No such row (or
+** an unknown group) gives YDB_NOTFOUND with both outputs 0; a failing
+** callback gives YDB_CALLBACK_FAILED.
+*/
+int ydb_view_find(ydb_txn *txn, const char *view, const char *group,
+                  int flavour, ydb_find_fn find, void *ctx,
+                  size_t *out_start, size_t *out_end);
+
+/*
+** ydb_view_has_changes stores 1 when any notification in `list` changed
+** view `view`; ydb_view_has_changes_in_group when any changed rows of
+** `group` in it (or created, emptied or reset it). Else 0.
+*/
+int ydb_view_has_changes(const ydb_notification_list *list, const char *view,
+                         int *out_flag);
+int ydb_view_has_changes_in_group(const ydb_notification_list *list,
+                                  const char *view, const char *group,
+                                  int *out_flag);
+
+/* ===========================================================================
+** MAPPINGS
+**
+** A ydb_mappings maps the groups of one view onto the sections of a table:
+** which groups are shown, in which order, which part of each (ranges), in
+** which direction (reverse), as separate sections or one (consolidation).
+** Create it, configure it, update it once with a transaction (usually one
+** on a connection in a long-lived read transaction), then read it with
+** the getters; when the connection moves forward, ydb_changeset_new gives
+** the changes and moves the mappings along.
+**
+**     const char *groups[] = { "a", "b" };
+**     ydb_mappings *m;
+**     ydb_mappings_new("byKey", groups, 2, &m);
+**     ydb_mappings_set_range_fixed(m, "a", 20, 0, YDB_PIN_BEGINNING);
+**     ydb_connection_begin_long_lived_read(ui, NULL);
+**     ydb_txn_begin_read(ui, &txn);
+**     ydb_mappings_update(m, txn);
+**     ydb_txn_end(txn);
+**     ydb_mappings_number_of_sections(m, &sections);
+**
+** Threads.  A mappings object is a single-thread object (use it from the
+**   thread that drives its table). Each call nonetheless holds the
+**   object's own lock, so two threads using one mappings never corrupt
+**   memory; calls into the same mappings from its own filter or sort
+**   callback return YDB_MISUSE.
+**
+** Before the first update.  Counts are 0, ydb_mappings_is_empty says 1 and
+**   every lookup gives YDB_NOTFOUND; ydb_changeset_new gives YDB_MISMATCH.
+**
+** Groups and strings.  Group names returned by mappings getters are
+**   borrowed: valid until ydb_mappings_free(). An argument naming a group
+**   the mappings do not have, a section or row out of range, gives
+**   YDB_NOTFOUND with the outputs cleared (NULL / 0).
+**
+** Argument order follows YapDatabase's selector names: "index for row in
+**   section" takes (row, section); index paths returned are (section, row).
+** ======================================================================== */
+
+typedef struct ydb_mappings ydb_mappings;
+
+/*
+** ydb_mappings_new makes mappings over view `view` showing `groups` (an
+** array of `count` group names; duplicates after the first are ignored),
+** section i showing groups[i] (minus dynamic sections showing no row).
+** *out_mappings is owned by the caller: free it with ydb_mappings_free().
+*/
+int ydb_mappings_new(const char *view, const char *const *groups,
+                     size_t count, ydb_mappings **out_mappings);
+
+/*
+** Dynamic groups. The filter callback returns nonzero to show `group`; the
+** sort callback returns a negative number when group1 goes before group2,
+** 0 when equal, positive when after. Neither can fail. Both run during
+** ydb_mappings_update and ydb_changeset_new (and ydb_mappings_has_changes
+** for the filter), on the calling thread.
+*/
+typedef int (*ydb_group_filter_fn)(void *ctx, const char *group);
+typedef int (*ydb_group_sort_fn)(void *ctx, const char *group1,
+                                 const char *group2);
+
+/*
+** ydb_mappings_new_dynamic makes mappings whose groups are found in the view
+** at every update: the groups `filter` accepts, ordered by `sort`. `destroy`
+** (may be NULL) is called with ctx exactly once: by ydb_mappings_free -- or
+** before this function returns when it fails.
+*/
+int ydb_mappings_new_dynamic(const char *view, ydb_group_filter_fn filter,
+                             ydb_group_sort_fn sort, void *ctx,
+                             ydb_destructor_fn destroy,
+                             ydb_mappings **out_mappings);
+
+/* ydb_mappings_free frees the mappings (and runs the dynamic groups'
+** destructor). NULL is a harmless no-op. */
+void ydb_mappings_free(ydb_mappings *mappings);
+
+/* ydb_mappings_view stores the view's name (borrowed: until free). */
+int ydb_mappings_view(ydb_mappings *mappings, const char **out_view);
+
+/* ydb_mappings_has_dynamic_groups stores 1 for ydb_mappings_new_dynamic. */
+int ydb_mappings_has_dynamic_groups(ydb_mappings *mappings, int *out_flag);
+
+/* ydb_mappings_enumerate_all_groups calls `callback` with each group of the
+** mappings, visible or not, in order (dynamic groups: as of the last
+** update). ydb_mappings_enumerate_visible_groups: the groups shown as
+** sections, in section order (the consolidated name while consolidated). */
+int ydb_mappings_enumerate_all_groups(ydb_mappings *mappings,
+                                      ydb_name_fn callback, void *ctx);
+int ydb_mappings_enumerate_visible_groups(ydb_mappings *mappings,
+                                          ydb_name_fn callback, void *ctx);
+
+/* ---------------------------------------------------------------------------
+** Configuration. Setters may be called before or after the first update;
+** after it, getters reflect the change at once. A setting may name a group
+** the mappings do not (yet) have; it applies if the group appears.
+** ------------------------------------------------------------------------ */
+
+/*
+** Dynamic sections: a dynamic group's section disappears while it shows no
+** row. The all-groups setting forgets the per-group ones made before it;
+** later per-group settings override it. Getters store 1 or 0.
+*/
+int ydb_mappings_set_dynamic_section(ydb_mappings *mappings,
+                                     const char *group, int is_dynamic);
+int ydb_mappings_is_dynamic_section(ydb_mappings *mappings,
+                                    const char *group, int *out_flag);
+int ydb_mappings_set_dynamic_section_for_all_groups(ydb_mappings *mappings,
+                                                    int is_dynamic);
+int ydb_mappings_is_dynamic_section_for_all_groups(ydb_mappings *mappings,
+                                                   int *out_flag);
+
+/* Range kinds, pins and grow options. */
+#define YDB_RANGE_FIXED        1
+#define YDB_RANGE_FLEXIBLE     2
+#define YDB_PIN_BEGINNING      0
+#define YDB_PIN_END            1
+#define YDB_GROW_PIN_SIDE      0
+#define YDB_GROW_NON_PIN_SIDE  1
+#define YDB_GROW_BOTH_SIDES    2
+
+/*
+** A group's range options as read back by ydb_mappings_range_options.
+** max_length is 0 for "no limit"; a fixed range has max_length == length,
+** min_length 0 and grow YDB_GROW_PIN_SIDE.
+*/
+typedef struct ydb_range_options {
+    int kind;
+    int64_t length;
+    int64_t offset;
+    int pin;
+    int64_t max_length;
+    int64_t min_length;
+    int grow;
+} ydb_range_options;
+
+/*
+** ydb_mappings_set_range_fixed shows only `length` rows of `group`, starting
+** `offset` rows away from `pin` (YDB_PIN_*), clipped to the group; the
+** window never moves. ydb_mappings_set_range_flexible starts the same way,
+** then follows its rows as they are inserted and deleted, keeping at most
+** max_length (0: no limit) and, when the group has them, at least
+** min_length rows; `grow` (YDB_GROW_*) says which edges accept rows
+** inserted exactly at them. A length < 1, a negative offset or min_length,
+** a negative max_length, min_length > max_length (when limited), or an
+** unknown pin/grow value gives YDB_INVALID_ARGUMENT and changes nothing.
+** On a reversed group the options are read in display order.
+*/
+int ydb_mappings_set_range_fixed(ydb_mappings *mappings, const char *group,
+                                 int64_t length, int64_t offset, int pin);
+int ydb_mappings_set_range_flexible(ydb_mappings *mappings, const char *group,
+                                    int64_t length, int64_t offset, int pin,
+                                    int64_t max_length, int64_t min_length,
+                                    int grow);
+
+/* ydb_mappings_range_options stores the group's range options as set (in
+** its current display order); none gives YDB_NOTFOUND with *out zeroed. */
+int ydb_mappings_range_options(ydb_mappings *mappings, const char *group,
+                               ydb_range_options *out_options);
+
+/* ydb_mappings_remove_range_options shows all of `group` again. */
+int ydb_mappings_remove_range_options(ydb_mappings *mappings,
+                                      const char *group);
+
+/* Reverse: show `group` bottom-up. Getter stores 1 or 0. */
+int ydb_mappings_set_reversed(ydb_mappings *mappings, const char *group,
+                              int is_reversed);
+int ydb_mappings_is_reversed(ydb_mappings *mappings, const char *group,
+                             int *out_flag);
+
+/*
+** Cell drawing dependencies: each cell of `group` is drawn using the cells
+** `offsets[i]` rows away (-1: the one above); changesets then also reload a
+** row whose neighbour at that offset changed. Replaces the group's
+** previous offsets; count 0 removes them (offsets may then be NULL); 0
+** offsets are ignored.
+**
+** ydb_mappings_cell_drawing_dependency_offsets stores up to `capacity`
+** offsets (ascending) in out_offsets (may be NULL when capacity is 0) and
+** the total number in *out_count.
+*/
+int ydb_mappings_set_cell_drawing_dependency_offsets(ydb_mappings *mappings,
+                                                     const char *group,
+                                                     const int *offsets,
+                                                     size_t count);
+int ydb_mappings_cell_drawing_dependency_offsets(ydb_mappings *mappings,
+                                                 const char *group,
+                                                 int *out_offsets,
+                                                 size_t capacity,
+                                                 size_t *out_count);
+
+/*
+** Auto-consolidation: while the visible groups together show fewer than
+** `threshold` rows, show them as one section named `name`. 0 disables it.
+** ydb_mappings_consolidated_group_name gives YDB_NOTFOUND (NULL) when never
+** set; the name is borrowed until ydb_mappings_free.
+*/
+int ydb_mappings_set_auto_consolidate_groups(ydb_mappings *mappings,
+                                             size_t threshold,
+                                             const char *name);
+int ydb_mappings_auto_consolidate_groups_threshold(ydb_mappings *mappings,
+                                                   size_t *out_threshold);
+int ydb_mappings_consolidated_group_name(ydb_mappings *mappings,
+                                         const char **out_name);
+
+/* ---------------------------------------------------------------------------
+** Updating and reading
+** ------------------------------------------------------------------------ */
+
+/*
+** ydb_mappings_update caches the view's groups and counts as of `txn` and
+** moves the mappings to its snapshot. A view not registered at that
+** snapshot reads as empty.
+*/
+int ydb_mappings_update(ydb_mappings *mappings, ydb_txn *txn);
+
+/* ydb_mappings_snapshot_of_last_update stores the snapshot of the last
+** update or changeset; never updated gives YDB_NOTFOUND with 0. */
+int ydb_mappings_snapshot_of_last_update(ydb_mappings *mappings,
+                                         uint64_t *out_snapshot);
+
+int ydb_mappings_number_of_sections(ydb_mappings *mappings,
+                                    size_t *out_count);
+/* Rows shown in `section`; no such section gives YDB_NOTFOUND. */
+int ydb_mappings_number_of_items_in_section(ydb_mappings *mappings,
+                                            size_t section,
+                                            size_t *out_count);
+/* Rows `group` shows (0 for a hidden dynamic group; all rows for the
+** consolidated name while consolidated); unknown group: YDB_NOTFOUND. */
+int ydb_mappings_number_of_items_in_group(ydb_mappings *mappings,
+                                          const char *group,
+                                          size_t *out_count);
+/* Rows shown by all visible groups together. */
+int ydb_mappings_number_of_items_in_all_groups(ydb_mappings *mappings,
+                                               size_t *out_count);
+/* 1 when no section shows any row (and before the first update). */
+int ydb_mappings_is_empty(ydb_mappings *mappings, int *out_flag);
+/* 1 while the visible groups are shown as one consolidated section. */
+int ydb_mappings_is_using_consolidated_group(ydb_mappings *mappings,
+                                             int *out_flag);
+
+/* The group shown in `section` (borrowed until ydb_mappings_free). */
+int ydb_mappings_group_for_section(ydb_mappings *mappings, size_t section,
+                                   const char **out_group);
+/* The section showing `group` (hidden or unknown: YDB_NOTFOUND). */
+int ydb_mappings_section_for_group(ydb_mappings *mappings, const char *group,
+                                   size_t *out_section);
+
+/* The view group (borrowed) and index shown at (row, section). */
+int ydb_mappings_group_and_index_for_row(ydb_mappings *mappings, size_t row,
+                                         size_t section,
+                                         const char **out_group,
+                                         size_t *out_index);
+/* The view index shown at (row, section). */
+int ydb_mappings_index_for_row_in_section(ydb_mappings *mappings, size_t row,
+                                          size_t section, size_t *out_index);
+/* The view index shown at `row` of `group`'s own window. */
+int ydb_mappings_index_for_row_in_group(ydb_mappings *mappings, size_t row,
+                                        const char *group, size_t *out_index);
+/* Where the row at view `index` of `group` is shown (section, row); not
+** shown (hidden group, outside the range) gives YDB_NOTFOUND. */
+int ydb_mappings_row_and_section_for_index(ydb_mappings *mappings,
+                                           size_t index, const char *group,
+                                           size_t *out_section,
+                                           size_t *out_row);
+/* The row of `group`'s own window showing view `index`. */
+int ydb_mappings_row_for_index(ydb_mappings *mappings, size_t index,
+                               const char *group, size_t *out_row);
+
+/* Where `group`'s window stands in the whole group, in display order:
+** offset_from_beginning + length + offset_from_end == rows in the group. */
+int ydb_mappings_range_position(ydb_mappings *mappings, const char *group,
+                                size_t *out_offset_from_beginning,
+                                size_t *out_offset_from_end,
+                                size_t *out_length);
+
+/* The table position nearest to `row` of `group` (to keep a selection after
+** its row vanished); nothing shown: YDB_NOTFOUND. */
+int ydb_mappings_nearest_index_path(ydb_mappings *mappings, size_t row,
+                                    const char *group, size_t *out_section,
+                                    size_t *out_row);
+
+/*
+** ydb_mappings_has_changes stores 1 when `list` touches any group of the
+** mappings (a cheap check; it may say 1 for changes outside a range
+** window, never 0 for a change the table shows). It does not move the
+** mappings.
+*/
+int ydb_mappings_has_changes(ydb_mappings *mappings,
+                             const ydb_notification_list *list,
+                             int *out_flag);
+
+/* ---------------------------------------------------------------------------
+** Rows by table position (the view is the mappings' view, read in `txn`).
+** Nothing shown there gives YDB_NOTFOUND with the outputs cleared.
+** ------------------------------------------------------------------------ */
+
+/* Collection and key at (section, row); both owned: free with ydb_free. */
+int ydb_view_key_at_index_path(ydb_txn *txn, ydb_mappings *mappings,
+                               size_t section, size_t row,
+                               char **out_collection, char **out_key);
+/* Object / metadata at (section, row): like ydb_txn_get_object/_metadata. */
+int ydb_view_object_at_index_path(ydb_txn *txn, ydb_mappings *mappings,
+                                  size_t section, size_t row,
+                                  void **out_object, size_t *out_size);
+int ydb_view_metadata_at_index_path(ydb_txn *txn, ydb_mappings *mappings,
+                                    size_t section, size_t row,
+                                    void **out_metadata, size_t *out_size);
+/* Where row (collection, key) is shown: (section, row). */
+int ydb_view_index_path_for_key(ydb_txn *txn, ydb_mappings *mappings,
+                                const char *collection, const char *key,
+                                size_t *out_section, size_t *out_row);
+
+/* ===========================================================================
+** CHANGESETS
+**
+** A changeset lists the section and row changes that turn the table a
+** mappings showed at one snapshot into the table it shows at a later one.
+** Apply it as a batch update: first section deletes and row deletes and
+** moves-out at ORIGINAL index paths, then section inserts and row inserts
+** and moves-in at FINAL index paths; reload updates at their original
+** index paths. At most one row change per row. Rows of inserted and deleted
+** sections are reported too.
+**
+**     ydb_notification_list *skipped;
+**     ydb_changeset *cs;
+**     ydb_connection_begin_long_lived_read(ui, &skipped);
+**     if (ydb_changeset_new(m, skipped, &cs) == YDB_OK) {
+**         ydb_changeset_row_change_count(cs, &n);
+**         ... ydb_changeset_row_type(cs, i, &type) ...
+**         ydb_changeset_free(cs);
+**     }
+**     ydb_notification_list_free(skipped);
+** ======================================================================== */
+
+typedef struct ydb_changeset ydb_changeset;
+
+/* Section change types. */
+#define YDB_SECTION_INSERT 1
+#define YDB_SECTION_DELETE 2
+
+/* Row change types (YapDatabaseViewChangeType's values). */
+#define YDB_CHANGE_INSERT 1
+#define YDB_CHANGE_DELETE 2
+#define YDB_CHANGE_MOVE   3
+#define YDB_CHANGE_UPDATE 4
+
+/* Row change flags, or-ed (YapDatabaseViewChangesBitMask). */
+#define YDB_CHANGED_OBJECT     1
+#define YDB_CHANGED_METADATA   2
+#define YDB_CHANGED_DEPENDENCY 4
+
+/*
+** ydb_changeset_new computes the changes for the notifications in `list`
+** (oldest first, as from ydb_connection_begin_long_lived_read) and moves the
+** mappings to the snapshot of the last one. The mappings must be at the
+** snapshot just before the first notification; otherwise (never updated,
+** older or newer, a gap in the list) it gives YDB_MISMATCH with a message
+** and leaves the mappings unchanged. An empty list gives an empty
+** changeset. *out_changeset is owned by the caller: free it with
+** ydb_changeset_free().
+*/
+int ydb_changeset_new(ydb_mappings *mappings,
+                      const ydb_notification_list *list,
+                      ydb_changeset **out_changeset);
+
+/* ydb_changeset_free frees a changeset. NULL is a harmless no-op. */
+void ydb_changeset_free(ydb_changeset *changeset);
+
+/* ydb_changeset_is_empty stores 1 when the table does not change. */
+int ydb_changeset_is_empty(const ydb_changeset *changeset, int *out_flag);
+
+/*
+** Section changes: deletes (ascending original index), then inserts
+** (ascending final index). ydb_changeset_section_change stores the type
+** (YDB_SECTION_*), the section index (original for a delete, final for an
+** insert) and the group it shows (borrowed until ydb_changeset_free). Any
+** of the out pointers may be NULL. An index >= the count gives
+** YDB_INVALID_ARGUMENT.
+*/
+int ydb_changeset_section_change_count(const ydb_changeset *changeset,
+                                       size_t *out_count);
+int ydb_changeset_section_change(const ydb_changeset *changeset, size_t index,
+                                 int *out_type, size_t *out_section,
+                                 const char **out_group);
+
+/*
+** Row changes: deletes, inserts, moves, updates. Each accessor takes the
+** change's position `index` in the changeset (>= the count gives
+** YDB_INVALID_ARGUMENT). An answer that does not exist for this change
+** gives YDB_NOTFOUND with outputs cleared:
+**
+**   _type                 YDB_CHANGE_*
+**   _index_path           original (section, row): delete, move, update
+**   _new_index_path       final (section, row): insert, move
+**   _original_position    (section, row) where the row was shown at the
+**                         start (also for updates); not shown: NOTFOUND
+**   _final_position       the same at the end
+**   _original_group       the group of the original section (borrowed)
+**   _final_group          the group of the final section (borrowed)
+**   _changes              YDB_CHANGED_* flags
+**   _collection, _key     the row's collection and key (borrowed); NOTFOUND
+**                         (NULL) for a row the commits did not touch (it
+**                         entered or left a range window, moved for
+**                         consolidation, or reloads for a dependency)
+**
+** Borrowed strings are valid until ydb_changeset_free().
+*/
+int ydb_changeset_row_change_count(const ydb_changeset *changeset,
+                                   size_t *out_count);
+int ydb_changeset_row_type(const ydb_changeset *changeset, size_t index,
+                           int *out_type);
+int ydb_changeset_row_index_path(const ydb_changeset *changeset, size_t index,
+                                 size_t *out_section, size_t *out_row);
+int ydb_changeset_row_new_index_path(const ydb_changeset *changeset,
+                                     size_t index, size_t *out_section,
+                                     size_t *out_row);
+int ydb_changeset_row_original_position(const ydb_changeset *changeset,
+                                        size_t index, size_t *out_section,
+                                        size_t *out_row);
+int ydb_changeset_row_final_position(const ydb_changeset *changeset,
+                                     size_t index, size_t *out_section,
+                                     size_t *out_row);
+int ydb_changeset_row_original_group(const ydb_changeset *changeset,
+                                     size_t index, const char **out_group);
+int ydb_changeset_row_final_group(const ydb_changeset *changeset, size_t index,
+                                  const char **out_group);
+int ydb_changeset_row_changes(const ydb_changeset *changeset, size_t index,
+                              unsigned int *out_flags);
+int ydb_changeset_row_collection(const ydb_changeset *changeset, size_t index,
+                                 const char **out_collection);
+int ydb_changeset_row_key(const ydb_changeset *changeset, size_t index,
+                          const char **out_key);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -13,8 +13,17 @@ final class ConnectionBox: @unchecked Sendable {
     /// Transactions begun here and not yet finished, so closing the
     /// connection can finish them first.
     private var openTransactions: [ObjectIdentifier: ReadTransaction] = [:]
+    /// The thread that began each open read-write transaction.
+    private var writerThreads: [ObjectIdentifier: UInt] = [:]
+    /// The database handle this connection was opened from (for views).
+    weak var database: DatabaseBox?
 
     init(_ connection: Connection) { self.connection = connection }
+
+    /// True while a read-write transaction begun on `thread` is open here.
+    func hasWriter(on thread: UInt) -> Bool {
+        lock.withLock { writerThreads.values.contains(thread) }
+    }
 
     func checkNotInCallback() throws {
         let thread = currentThread()
@@ -38,16 +47,25 @@ final class ConnectionBox: @unchecked Sendable {
     }
 
     func opened(_ transaction: ReadTransaction) {
-        lock.withLock { openTransactions[ObjectIdentifier(transaction)] = transaction }
+        lock.withLock {
+            openTransactions[ObjectIdentifier(transaction)] = transaction
+            if transaction is ReadWriteTransaction { writerThreads[ObjectIdentifier(transaction)] = currentThread() }
+        }
     }
 
     func finished(_ transaction: ReadTransaction) {
-        _ = lock.withLock { openTransactions.removeValue(forKey: ObjectIdentifier(transaction)) }
+        lock.withLock {
+            openTransactions[ObjectIdentifier(transaction)] = nil
+            writerThreads[ObjectIdentifier(transaction)] = nil
+        }
     }
 
     func finishAll() {
         let transactions = lock.withLock { () -> [ReadTransaction] in
-            defer { openTransactions.removeAll() }
+            defer {
+                openTransactions.removeAll()
+                writerThreads.removeAll()
+            }
             return Array(openTransactions.values)
         }
         for transaction in transactions {
@@ -71,6 +89,7 @@ public func ydb_connection_open(_ databaseHandle: OpaquePointer?,
         out.pointee = nil
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         let connection = ConnectionBox(try database.database.newConnection())
+        connection.database = database
         database.connectionOpened(connection)
         out.pointee = registry.register(connection)
     }

@@ -20,6 +20,10 @@ final class DatabaseBox {
     /// Connections opened through this handle, so closing the database can
     /// finish the transactions still open on them.
     private var connections: [ObjectIdentifier: WeakConnection] = [:]
+    /// The C callbacks each registered view uses now, by view name: replacing
+    /// or removing one releases it (its destructor runs) deterministically,
+    /// whatever the engine still references.
+    private var viewSlots: [String: ViewSlot] = [:]
 
     init(_ database: Database) {
         self.database = database
@@ -59,6 +63,34 @@ final class DatabaseBox {
     func finishAllTransactions() {
         let open = lock.withLock { connections.values.compactMap(\.box) }
         for connection in open { connection.finishAll() }
+    }
+
+    /// True while a read-write transaction begun on `thread` is open on one
+    /// of this database's connections.
+    func hasWriter(on thread: UInt) -> Bool {
+        let open = lock.withLock { connections.values.compactMap(\.box) }
+        return open.contains { $0.hasWriter(on: thread) }
+    }
+
+    /// Makes `slot` the callbacks of view `name`, releasing the previous ones.
+    func installView(_ slot: ViewSlot, name: String) {
+        let previous = lock.withLock { () -> ViewSlot? in
+            defer { viewSlots[name] = slot }
+            return viewSlots[name]
+        }
+        if previous !== slot { previous?.clear() }
+    }
+
+    func removeView(name: String) {
+        lock.withLock { viewSlots.removeValue(forKey: name) }?.clear()
+    }
+
+    func removeAllViews() {
+        let slots = lock.withLock { () -> [ViewSlot] in
+            defer { viewSlots.removeAll() }
+            return Array(viewSlots.values)
+        }
+        for slot in slots { slot.clear() }
     }
 
     func removeAllObservers() {
@@ -141,6 +173,7 @@ public func ydb_database_close(_ handle: OpaquePointer?) -> Int32 {
         box.removeAllObservers()
         box.finishAllTransactions()
         box.database.close()
+        box.removeAllViews()
     }
 }
 

@@ -213,3 +213,19 @@ public func ydb_notification_list_has_change_in_collection(_ handle: OpaquePoint
         out.pointee = changed ? 1 : 0
     }
 }
+
+@_cdecl("ydb_notification_list_new")
+public func ydb_notification_list_new(_ items: UnsafePointer<OpaquePointer?>?, _ itemCount: UInt,
+                                      _ outList: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    run {
+        let out = try required(outList, "out_list")
+        out.pointee = nil
+        let total = try count(itemCount, "count")
+        var collected: [CommitNotification] = []
+        if total > 0 {
+            guard let items else { throw YDBError(.invalidArgument, "items is NULL but count is \(itemCount)") }
+            collected = try (0..<total).map { try notification(items[$0]) }
+        }
+        out.pointee = NotificationListBox.register(collected)
+    }
+}

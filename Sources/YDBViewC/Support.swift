@@ -88,6 +88,10 @@ final class LastError {
     var code: Int32 = 0
     var message: UnsafeMutablePointer<CChar>?
     var observerDepth = 0
+    /// How deep the thread is in view callbacks (grouping, sorting, find,
+    /// mappings filter/sort): calls that would wait for the engine it is
+    /// inside of are refused while this is positive.
+    var viewCallbackDepth = 0
 
     deinit { free(message) }
 
@@ -195,3 +199,26 @@ func immortalCString(_ text: String) -> UnsafePointer<CChar> {
 }
 
 func currentThread() -> UInt { UInt(pthread_self()) }
+
+/// An owned NUL-terminated copy for the caller to `ydb_free`.
+func mallocString(_ text: String) throws -> UnsafeMutablePointer<CChar> {
+    guard let copy = strdup(text) else { throw YDBError(.error, "out of memory") }
+    return copy
+}
+
+/// A Swift Int from a C size_t index; indexes too large for Int cannot exist.
+func index(_ value: UInt) -> Int? { Int(exactly: value) }
+
+/// Runs `body` marked as inside a user view callback (see LastError).
+func insideViewCallback<T>(_ body: () throws -> T) rethrows -> T {
+    let thread = currentLastError(create: true)
+    thread?.viewCallbackDepth += 1
+    defer { thread?.viewCallbackDepth -= 1 }
+    return try body()
+}
+
+func refuseInsideViewCallback(_ what: String) throws {
+    if let thread = currentLastError(create: false), thread.viewCallbackDepth > 0 {
+        throw YDBError(.misuse, "cannot \(what) inside a view callback")
+    }
+}

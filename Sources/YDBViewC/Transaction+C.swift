@@ -14,10 +14,43 @@ public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, Unsafe
 final class TxnBox {
     let connection: ConnectionBox
     let transaction: ReadTransaction
+    /// Callbacks given to ydb_view_set_definition in this transaction: they
+    /// become the views' current callbacks if it commits, and are released
+    /// otherwise (at the latest when the handle goes).
+    private let lock = Lock()
+    private var pendingViews: [(name: String, slot: ViewSlot)] = []
 
     init(_ connection: ConnectionBox, _ transaction: ReadTransaction) {
         self.connection = connection
         self.transaction = transaction
+    }
+
+    deinit { releasePendingViews() }
+
+    func addPendingView(_ name: String, _ slot: ViewSlot) {
+        lock.withLock { pendingViews.append((name, slot)) }
+    }
+
+    private func takePendingViews() -> [(name: String, slot: ViewSlot)] {
+        lock.withLock {
+            defer { pendingViews.removeAll() }
+            return pendingViews
+        }
+    }
+
+    func releasePendingViews() {
+        for pending in takePendingViews() { pending.slot.clear() }
+    }
+
+    /// After a successful commit: the new callbacks replace the old ones.
+    func installPendingViews() {
+        for pending in takePendingViews() {
+            if let database = connection.database {
+                database.installView(pending.slot, name: pending.name)
+            } else {
+                pending.slot.clear()
+            }
+        }
     }
 
     var writer: ReadWriteTransaction {
@@ -33,6 +66,7 @@ final class TxnBox {
     func finish() {
         if let writer = transaction as? ReadWriteTransaction { writer.rollback() } else { transaction.end() }
         connection.finished(transaction)
+        releasePendingViews()
     }
 }
 
@@ -70,6 +104,7 @@ public func ydb_txn_begin_read_write(_ connection: OpaquePointer?,
         if let thread = currentLastError(create: false), thread.observerDepth > 0 {
             throw YDBError(.misuse, "cannot begin a read-write transaction inside a commit observer")
         }
+        try refuseInsideViewCallback("begin a read-write transaction")
         return try connection.beginReadWriteTransaction()
     }
 }
@@ -87,8 +122,10 @@ public func ydb_txn_commit(_ handle: OpaquePointer?) -> Int32 {
             try box.connection.whileRunningCallbacks { try writer.commit() }
         } catch {
             writer.rollback()
+            box.releasePendingViews()
             throw error
         }
+        box.installPendingViews()
     }
 }
 
@@ -311,8 +348,11 @@ private func withOptionalBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawBufferPoin
 private func write(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                    _ body: (ReadWriteTransaction, String, String) throws -> Void) -> Int32 {
     run {
-        let writer = try usableTxn(handle).writer
-        try body(writer, try string(collection, "collection"), try string(key, "key"))
+        let box = try usableTxn(handle)
+        let writer = try box.writer
+        let collectionName = try string(collection, "collection"), keyName = try string(key, "key")
+        // View callbacks run inside writes: they must not re-enter this connection.
+        try box.connection.whileRunningCallbacks { try body(writer, collectionName, keyName) }
     }
 }
 
@@ -375,7 +415,8 @@ public func ydb_txn_remove_object(_ handle: OpaquePointer?, _ collection: Unsafe
 public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                    _ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ keyCount: UInt) -> Int32 {
     run {
-        let writer = try usableTxn(handle).writer
+        let box = try usableTxn(handle)
+        let writer = try box.writer
         let collectionName = try string(collection, "collection")
         let total = try count(keyCount, "count")
         var names: [String] = []
@@ -384,19 +425,27 @@ public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: Unsaf
             names.reserveCapacity(total)
             for index in 0..<total { names.append(try string(keys[index], "keys[\(index)]")) }
         }
-        try writer.removeObjects(forKeys: names, inCollection: collectionName)
+        try box.connection.whileRunningCallbacks {
+            try writer.removeObjects(forKeys: names, inCollection: collectionName)
+        }
     }
 }
 
 @_cdecl("ydb_txn_remove_all_objects")
 public func ydb_txn_remove_all_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?) -> Int32 {
     run {
-        let writer = try usableTxn(handle).writer
-        try writer.removeAllObjects(inCollection: try string(collection, "collection"))
+        let box = try usableTxn(handle)
+        let writer = try box.writer
+        let collectionName = try string(collection, "collection")
+        try box.connection.whileRunningCallbacks { try writer.removeAllObjects(inCollection: collectionName) }
     }
 }
 
 @_cdecl("ydb_txn_remove_all_objects_in_all_collections")
 public func ydb_txn_remove_all_objects_in_all_collections(_ handle: OpaquePointer?) -> Int32 {
-    run { try usableTxn(handle).writer.removeAllObjectsInAllCollections() }
+    run {
+        let box = try usableTxn(handle)
+        let writer = try box.writer
+        try box.connection.whileRunningCallbacks { try writer.removeAllObjectsInAllCollections() }
+    }
 }

@@ -132,7 +132,9 @@ def test_invalid_utf8_is_refused_by_c(conn: ydbview.Connection) -> None:
         ydbview.Database("/tmp/\udcff.sqlite")
     with pytest.raises(InvalidArgumentError):
         ydbview.Database("")
-    with pytest.raises(ydbview.SQLiteError):
+    # The engine reports its lock file (YDBError) before SQLite would
+    # (SQLiteError); either way a clean error naming the path.
+    with pytest.raises(ydbview.YDBError, match="/nonexistent/dir/x.sqlite"):
         ydbview.Database("/nonexistent/dir/x.sqlite")
 
 

@@ -12,7 +12,9 @@ Python bindings (ctypes) to libydbview.so::
             print(t.get("books", "b1"))
 
 See ``Database``, ``Connection``, ``ReadTransaction``,
-``ReadWriteTransaction`` and ``CommitNotification``.
+``ReadWriteTransaction`` and ``CommitNotification``; views
+(``Database.register_view``, ``ReadTransaction.view``), ``Mappings`` and
+``Changeset``.
 """
 
 from ._ffi import library_path, version as library_version, version_number as library_version_number
@@ -31,6 +33,18 @@ from .errors import (
     YDBError,
 )
 from .serializers import BytesSerializer, JSONSerializer, PickleSerializer, Serializer
+from .mappings import (
+    ChangeFlags,
+    Changeset,
+    ChangeType,
+    IndexPath,
+    Mappings,
+    RangeOptions,
+    RangePosition,
+    SectionChangeType,
+    ViewRowChange,
+    ViewSectionChange,
+)
 from .store import (
     CommitNotification,
     Connection,
@@ -43,9 +57,42 @@ from .store import (
     has_change_in_collection,
 )
 
+from .views import (
+    Flavour,
+    Grouping,
+    InvokeOptions,
+    Sorting,
+    ViewRow,
+    ViewTransaction,
+    grouping,
+    has_group_changes,
+    has_view_changes,
+    sorting,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChangeFlags",
+    "ChangeType",
+    "Changeset",
+    "Flavour",
+    "Grouping",
+    "IndexPath",
+    "InvokeOptions",
+    "Mappings",
+    "RangeOptions",
+    "RangePosition",
+    "SectionChangeType",
+    "Sorting",
+    "ViewRow",
+    "ViewRowChange",
+    "ViewSectionChange",
+    "ViewTransaction",
+    "grouping",
+    "has_group_changes",
+    "has_view_changes",
+    "sorting",
     "BusyError",
     "BytesSerializer",
     "CallbackFailedError",

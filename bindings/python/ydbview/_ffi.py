@@ -20,8 +20,10 @@ import os
 from ctypes import (
     CFUNCTYPE,
     POINTER,
+    Structure,
     c_char_p,
     c_int,
+    c_int64,
     c_size_t,
     c_uint,
     c_uint64,
@@ -44,6 +46,65 @@ ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t, c_void_p, c_si
 ROW_CHANGE_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_uint)
 OBSERVER_FN = CFUNCTYPE(None, c_void_p, c_void_p)
 DESTRUCTOR_FN = CFUNCTYPE(None, c_void_p)
+
+
+
+class ViewRowStruct(Structure):
+    """``ydb_view_row``: a row as a view callback sees it."""
+
+    _fields_ = [
+        ("collection", c_char_p),
+        ("key", c_char_p),
+        ("object", c_void_p),
+        ("object_size", c_size_t),
+        ("metadata", c_void_p),
+        ("metadata_size", c_size_t),
+    ]
+
+
+GROUPING_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), c_void_p)
+SORTING_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(ViewRowStruct), POINTER(ViewRowStruct),
+                       POINTER(c_int))
+FIND_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), POINTER(c_int))
+VIEW_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t)
+VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, c_size_t,
+                        c_void_p, c_size_t)
+GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_char_p)
+GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p)
+
+
+class ViewDefinitionStruct(Structure):
+    """``ydb_view_definition``."""
+
+    _fields_ = [
+        ("grouping_flavour", c_int),
+        ("grouping_invoke", c_uint),
+        ("grouping", GROUPING_FN),
+        ("sorting_flavour", c_int),
+        ("sorting_invoke", c_uint),
+        ("sorting", SORTING_FN),
+        ("version_tag", c_char_p),
+        ("persistent", c_int),
+        ("allowed_collections", POINTER(c_char_p)),
+        ("allowed_collection_count", c_size_t),
+    ]
+
+
+class RangeOptionsStruct(Structure):
+    """``ydb_range_options``."""
+
+    _fields_ = [
+        ("kind", c_int),
+        ("length", c_int64),
+        ("offset", c_int64),
+        ("pin", c_int),
+        ("max_length", c_int64),
+        ("min_length", c_int64),
+        ("grow", c_int),
+    ]
+
+
+INDEX_END = ctypes.c_size_t(-1).value
 
 _handle_out = POINTER(c_void_p)
 _size_out = POINTER(c_size_t)
@@ -118,7 +179,124 @@ _SIGNATURES = {
     "ydb_notification_list_get": (c_int, [c_void_p, c_size_t, _handle_out]),
     "ydb_notification_list_has_change": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
     "ydb_notification_list_has_change_in_collection": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_notification_list_new": (c_int, [POINTER(c_void_p), c_size_t, _handle_out]),
+    # views
+    "ydb_group_result_set": (c_int, [c_void_p, c_char_p]),
+    "ydb_view_definition_init": (c_int, [POINTER(ViewDefinitionStruct)]),
+    "ydb_view_register": (
+        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_view_unregister": (c_int, [c_void_p, c_char_p]),
+    "ydb_view_enumerate_registered": (c_int, [c_void_p, NAME_FN, c_void_p]),
+    "ydb_view_set_definition": (
+        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_view_is_registered": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_view_version_tag": (c_int, [c_void_p, c_char_p, _blob_out]),
+    "ydb_view_group_count": (c_int, [c_void_p, c_char_p, _size_out]),
+    "ydb_view_enumerate_groups": (c_int, [c_void_p, c_char_p, NAME_FN, c_void_p]),
+    "ydb_view_has_group": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+    "ydb_view_count_in_group": (c_int, [c_void_p, c_char_p, c_char_p, _size_out]),
+    "ydb_view_count_all": (c_int, [c_void_p, c_char_p, _size_out]),
+    "ydb_view_is_empty": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_view_key_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _blob_out]),
+    "ydb_view_first_key": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _blob_out]),
+    "ydb_view_last_key": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _blob_out]),
+    "ydb_view_object_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
+    "ydb_view_metadata_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
+    "ydb_view_row_at": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out, _blob_out, _size_out]),
+    "ydb_view_position": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, _blob_out, _size_out]),
+    "ydb_view_enumerate_keys": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_KEY_FN, c_void_p]),
+    "ydb_view_enumerate_rows": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_ROW_FN, c_void_p]),
+    "ydb_view_find": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_int, FIND_FN, c_void_p, _size_out, _size_out]),
+    "ydb_view_has_changes": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_view_has_changes_in_group": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+    "ydb_view_key_at_index_path": (
+        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _blob_out]),
+    "ydb_view_object_at_index_path": (
+        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _size_out]),
+    "ydb_view_metadata_at_index_path": (
+        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _size_out]),
+    "ydb_view_index_path_for_key": (
+        c_int, [c_void_p, c_void_p, c_char_p, c_char_p, _size_out, _size_out]),
+    # mappings
+    "ydb_mappings_new": (c_int, [c_char_p, POINTER(c_char_p), c_size_t, _handle_out]),
+    "ydb_mappings_new_dynamic": (
+        c_int, [c_char_p, GROUP_FILTER_FN, GROUP_SORT_FN, c_void_p, DESTRUCTOR_FN, _handle_out]),
+    "ydb_mappings_free": (None, [c_void_p]),
+    "ydb_mappings_view": (c_int, [c_void_p, POINTER(c_char_p)]),
+    "ydb_mappings_has_dynamic_groups": (c_int, [c_void_p, _int_out]),
+    "ydb_mappings_enumerate_all_groups": (c_int, [c_void_p, NAME_FN, c_void_p]),
+    "ydb_mappings_enumerate_visible_groups": (c_int, [c_void_p, NAME_FN, c_void_p]),
+    "ydb_mappings_set_dynamic_section": (c_int, [c_void_p, c_char_p, c_int]),
+    "ydb_mappings_is_dynamic_section": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_mappings_set_dynamic_section_for_all_groups": (c_int, [c_void_p, c_int]),
+    "ydb_mappings_is_dynamic_section_for_all_groups": (c_int, [c_void_p, _int_out]),
+    "ydb_mappings_set_range_fixed": (c_int, [c_void_p, c_char_p, c_int64, c_int64, c_int]),
+    "ydb_mappings_set_range_flexible": (
+        c_int, [c_void_p, c_char_p, c_int64, c_int64, c_int, c_int64, c_int64, c_int]),
+    "ydb_mappings_range_options": (c_int, [c_void_p, c_char_p, POINTER(RangeOptionsStruct)]),
+    "ydb_mappings_remove_range_options": (c_int, [c_void_p, c_char_p]),
+    "ydb_mappings_set_reversed": (c_int, [c_void_p, c_char_p, c_int]),
+    "ydb_mappings_is_reversed": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_mappings_set_cell_drawing_dependency_offsets": (
+        c_int, [c_void_p, c_char_p, POINTER(c_int), c_size_t]),
+    "ydb_mappings_cell_drawing_dependency_offsets": (
+        c_int, [c_void_p, c_char_p, POINTER(c_int), c_size_t, _size_out]),
+    "ydb_mappings_set_auto_consolidate_groups": (c_int, [c_void_p, c_size_t, c_char_p]),
+    "ydb_mappings_auto_consolidate_groups_threshold": (c_int, [c_void_p, _size_out]),
+    "ydb_mappings_consolidated_group_name": (c_int, [c_void_p, POINTER(c_char_p)]),
+    "ydb_mappings_update": (c_int, [c_void_p, c_void_p]),
+    "ydb_mappings_snapshot_of_last_update": (c_int, [c_void_p, _u64_out]),
+    "ydb_mappings_number_of_sections": (c_int, [c_void_p, _size_out]),
+    "ydb_mappings_number_of_items_in_section": (c_int, [c_void_p, c_size_t, _size_out]),
+    "ydb_mappings_number_of_items_in_group": (c_int, [c_void_p, c_char_p, _size_out]),
+    "ydb_mappings_number_of_items_in_all_groups": (c_int, [c_void_p, _size_out]),
+    "ydb_mappings_is_empty": (c_int, [c_void_p, _int_out]),
+    "ydb_mappings_is_using_consolidated_group": (c_int, [c_void_p, _int_out]),
+    "ydb_mappings_group_for_section": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
+    "ydb_mappings_section_for_group": (c_int, [c_void_p, c_char_p, _size_out]),
+    "ydb_mappings_group_and_index_for_row": (
+        c_int, [c_void_p, c_size_t, c_size_t, POINTER(c_char_p), _size_out]),
+    "ydb_mappings_index_for_row_in_section": (c_int, [c_void_p, c_size_t, c_size_t, _size_out]),
+    "ydb_mappings_index_for_row_in_group": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
+    "ydb_mappings_row_and_section_for_index": (
+        c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
+    "ydb_mappings_row_for_index": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
+    "ydb_mappings_range_position": (c_int, [c_void_p, c_char_p, _size_out, _size_out, _size_out]),
+    "ydb_mappings_nearest_index_path": (c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
+    "ydb_mappings_has_changes": (c_int, [c_void_p, c_void_p, _int_out]),
+    # changesets
+    "ydb_changeset_new": (c_int, [c_void_p, c_void_p, _handle_out]),
+    "ydb_changeset_free": (None, [c_void_p]),
+    "ydb_changeset_is_empty": (c_int, [c_void_p, _int_out]),
+    "ydb_changeset_section_change_count": (c_int, [c_void_p, _size_out]),
+    "ydb_changeset_section_change": (
+        c_int, [c_void_p, c_size_t, _int_out, _size_out, POINTER(c_char_p)]),
+    "ydb_changeset_row_change_count": (c_int, [c_void_p, _size_out]),
+    "ydb_changeset_row_type": (c_int, [c_void_p, c_size_t, _int_out]),
+    "ydb_changeset_row_index_path": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
+    "ydb_changeset_row_new_index_path": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
+    "ydb_changeset_row_original_position": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
+    "ydb_changeset_row_final_position": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
+    "ydb_changeset_row_original_group": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
+    "ydb_changeset_row_final_group": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
+    "ydb_changeset_row_changes": (c_int, [c_void_p, c_size_t, POINTER(c_uint)]),
+    "ydb_changeset_row_collection": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
+    "ydb_changeset_row_key": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
 }
+
+
+def take_string(pointer: c_void_p) -> Optional[str]:
+    """Copies an owned NUL-terminated UTF-8 string and frees it (None for NULL)."""
+    if not pointer.value:
+        return None
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8", "surrogateescape")
+    finally:
+        lib.ydb_free(pointer)
 
 
 def _checkout_roots(start: Path) -> Iterator[Path]:

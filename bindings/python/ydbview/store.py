@@ -18,6 +18,7 @@ import warnings
 import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, string_at
 from typing import (
+    TYPE_CHECKING,
     Any,
     Callable,
     Dict,
@@ -32,7 +33,7 @@ from typing import (
     Union,
 )
 
-from . import _ffi
+from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import InvalidArgumentError, ObserverWarning, Status, error_for
 from .serializers import BytesSerializer, Serializer
@@ -51,13 +52,23 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .views import ViewTransaction
+
 
 # ---------------------------------------------------------------------------
 # Marshalling
 # ---------------------------------------------------------------------------
 
 def _check(status: int) -> None:
-    """Raises the exception for a failed C call (read on the same thread)."""
+    """Raises the exception for a failed C call (read on the same thread).
+
+    An exception raised by a Python callback during the call (a view's
+    grouping or sorting, a find, a mappings filter) is raised instead, with
+    its traceback: it is why the call failed."""
+    callback_error = _callbacks.take()
+    if callback_error is not None:
+        raise callback_error
     if status != Status.OK:
         _, message = _ffi.last_error()
         raise error_for(status, message)
@@ -349,6 +360,40 @@ class Database:
         """Stops the observer; raises ``NotFoundError`` for an unknown token."""
         _check(lib.ydb_database_remove_commit_observer(self._handle, token))
 
+    # -- views --
+
+    def register_view(self, name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
+                      persistent: bool = True, collections: Optional[Iterable[str]] = None) -> None:
+        """Registers view ``name`` (see ``ydbview.views``): ``grouping(row)``
+        returns a row's group (None leaves it out), ``sorting(group, row1,
+        row2)`` returns <0, 0 or >0. Plain callables read the whole row;
+        use ``ydbview.grouping``/``ydbview.sorting`` to declare less.
+
+        A new view populates itself; a persistent view already stored with
+        the same ``version_tag`` calls nothing; another tag (or
+        ``persistent=False``) repopulates. ``collections`` restricts the
+        view to those collections. Objects and metadata reach the callbacks
+        through this database's serializers. An exception raised by a
+        callback registers nothing and is re-raised here. The callbacks are
+        kept exactly as long as the view: until ``unregister_view``, a new
+        registration of ``name``, or ``close()``."""
+        from .views import register_view
+
+        register_view(self, name, grouping, sorting, version_tag=version_tag, persistent=persistent,
+                      collections=collections)
+
+    def unregister_view(self, name: str) -> None:
+        """Unregisters view ``name`` (an unknown name is ignored) and releases
+        its callbacks."""
+        _check(lib.ydb_view_unregister(self._handle, _name(name, "view name")))
+
+    @property
+    def registered_views(self) -> List[str]:
+        """Names of the registered views, in ascending order."""
+        from .views import registered_views
+
+        return registered_views(self)
+
 
 # ---------------------------------------------------------------------------
 # Connection
@@ -602,6 +647,15 @@ class ReadTransaction:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({'active' if self.active else 'ended'})"
 
+    # -- views --
+
+    def view(self, name: str) -> Optional["ViewTransaction"]:
+        """Queries on view ``name`` as of this transaction, or None when no
+        such view is registered at its snapshot."""
+        from .views import ViewTransaction
+
+        return ViewTransaction._open(self, name)
+
 
 class ReadWriteTransaction(ReadTransaction):
     """A read-write transaction. As a context manager it commits when the
@@ -633,6 +687,16 @@ class ReadWriteTransaction(ReadTransaction):
     def rollback(self) -> None:
         """Discards every change. Safe twice."""
         self.end()
+
+    def set_view_definition(self, name: str, grouping: Any, sorting: Any, *, version_tag: str) -> None:
+        """Changes the grouping and sorting of registered view ``name`` in this
+        transaction: with a new ``version_tag`` every row is regrouped and
+        resorted (the commit's changeset shows it); with the same tag
+        nothing happens. If the transaction rolls back the view keeps its
+        old callbacks."""
+        from .views import set_view_definition
+
+        set_view_definition(self, name, grouping, sorting, version_tag=version_tag)
 
     # -- serialization --
 

@@ -1,0 +1,248 @@
+// ydb_changeset_*: computing a changeset from mappings and notifications,
+// and reading its section and row changes.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+/// A changeset as C sees it, with the C strings it lends out (borrowed
+/// until ydb_changeset_free), made once up front so reads need no lock.
+final class ChangesetBox {
+    let changeset: Changeset
+    let sectionGroups: [UnsafeMutablePointer<CChar>]
+    let originalGroups: [UnsafeMutablePointer<CChar>?]
+    let finalGroups: [UnsafeMutablePointer<CChar>?]
+    let collections: [UnsafeMutablePointer<CChar>?]
+    let keys: [UnsafeMutablePointer<CChar>?]
+
+    init(_ changeset: Changeset) {
+        self.changeset = changeset
+        sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }
+        originalGroups = changeset.rowChanges.map { $0.originalGroup.map { strdup($0)! } }
+        finalGroups = changeset.rowChanges.map { $0.finalGroup.map { strdup($0)! } }
+        collections = changeset.rowChanges.map { $0.collection.map { strdup($0)! } }
+        keys = changeset.rowChanges.map { $0.key.map { strdup($0)! } }
+    }
+
+    deinit {
+        for pointer in sectionGroups { free(pointer) }
+        for list in [originalGroups, finalGroups, collections, keys] {
+            for pointer in list { free(pointer) }
+        }
+    }
+}
+
+private func changesetBox(_ handle: OpaquePointer?) throws -> ChangesetBox {
+    try lookup(handle, ChangesetBox.self, "changeset")
+}
+
+/// MappingsError as the C status YDB_MISMATCH, with a message that says why.
+private func mismatch(_ error: MappingsError) -> YDBError {
+    switch error {
+    case .mismatchedMappingsAndNotifications(let mappingsSnapshot, let logsStart):
+        let at = mappingsSnapshot.map { "at snapshot \($0)" } ?? "never updated"
+        return YDBError(.mismatch, "mismatched mappings and notifications: the mappings are \(at), "
+                        + "the notifications start from snapshot \(logsStart) (update the mappings with a "
+                        + "transaction at that snapshot, or pass every notification since their last update)")
+    case .wrongView(let expected, let found):
+        return YDBError(.mismatch, "mismatched mappings and notifications: the mappings read view '\(expected)', "
+                        + "the notifications are for view '\(found)'")
+    }
+}
+
+@_cdecl("ydb_changeset_new")
+public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePointer?,
+                              _ outChangeset: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    run {
+        let out = try required(outChangeset, "out_changeset")
+        out.pointee = nil
+        let box = try mappingsBox(mappingsHandle)
+        let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
+        let changeset: Changeset
+        do {
+            changeset = try box.with { try $0.changes(for: notifications) }
+        } catch let error as MappingsError {
+            throw mismatch(error)
+        }
+        out.pointee = registry.register(ChangesetBox(changeset))
+    }
+}
+
+@_cdecl("ydb_changeset_free")
+public func ydb_changeset_free(_ handle: OpaquePointer?) {
+    guard handle != nil else { return }
+    guard registry.unregister(handle) is ChangesetBox else {
+        fail(YDBErrorCode.misuse.rawValue, "changeset handle is not valid (freed or never made)")
+        return
+    }
+}
+
+@_cdecl("ydb_changeset_is_empty")
+public func ydb_changeset_is_empty(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        out.pointee = try changesetBox(handle).changeset.isEmpty ? 1 : 0
+    }
+}
+
+@_cdecl("ydb_changeset_section_change_count")
+public func ydb_changeset_section_change_count(_ handle: OpaquePointer?,
+                                               _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(try changesetBox(handle).changeset.sectionChanges.count)
+    }
+}
+
+@_cdecl("ydb_changeset_section_change")
+public func ydb_changeset_section_change(_ handle: OpaquePointer?, _ position: UInt,
+                                         _ outType: UnsafeMutablePointer<Int32>?,
+                                         _ outSection: UnsafeMutablePointer<UInt>?,
+                                         _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    run {
+        outType?.pointee = 0
+        outSection?.pointee = 0
+        outGroup?.pointee = nil
+        let box = try changesetBox(handle)
+        let changes = box.changeset.sectionChanges
+        guard position < UInt(changes.count) else {
+            throw YDBError(.invalidArgument, "section change \(position) is out of range (count \(changes.count))")
+        }
+        let change = changes[Int(position)]
+        outType?.pointee = change.type == .insert ? 1 : 2
+        outSection?.pointee = UInt(change.index)
+        outGroup?.pointee = UnsafePointer(box.sectionGroups[Int(position)])
+    }
+}
+
+@_cdecl("ydb_changeset_row_change_count")
+public func ydb_changeset_row_change_count(_ handle: OpaquePointer?,
+                                           _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(try changesetBox(handle).changeset.rowChanges.count)
+    }
+}
+
+/// Row change `position` of the changeset, or YDB_INVALID_ARGUMENT.
+private func rowChange(_ handle: OpaquePointer?, _ position: UInt) throws -> (ChangesetBox, Int, RowChange) {
+    let box = try changesetBox(handle)
+    let changes = box.changeset.rowChanges
+    guard position < UInt(changes.count) else {
+        throw YDBError(.invalidArgument, "row change \(position) is out of range (count \(changes.count))")
+    }
+    return (box, Int(position), changes[Int(position)])
+}
+
+@_cdecl("ydb_changeset_row_type")
+public func ydb_changeset_row_type(_ handle: OpaquePointer?, _ position: UInt,
+                                   _ outType: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outType, "out_type")
+        out.pointee = 0
+        switch try rowChange(handle, position).2.type {
+        case .insert: out.pointee = 1
+        case .delete: out.pointee = 2
+        case .move: out.pointee = 3
+        case .update: out.pointee = 4
+        }
+    }
+}
+
+private func rowPath(_ handle: OpaquePointer?, _ position: UInt, _ outSection: UnsafeMutablePointer<UInt>?,
+                     _ outRow: UnsafeMutablePointer<UInt>?, _ what: String,
+                     _ pick: (RowChange) -> TableIndexPath?) -> Int32 {
+    run {
+        let section = try required(outSection, "out_section")
+        let row = try required(outRow, "out_row")
+        section.pointee = 0
+        row.pointee = 0
+        guard let path = pick(try rowChange(handle, position).2) else {
+            throw YDBError(.notFound, "row change \(position) has no \(what)")
+        }
+        section.pointee = UInt(path.section)
+        row.pointee = UInt(path.row)
+    }
+}
+
+@_cdecl("ydb_changeset_row_index_path")
+public func ydb_changeset_row_index_path(_ handle: OpaquePointer?, _ position: UInt,
+                                         _ outSection: UnsafeMutablePointer<UInt>?,
+                                         _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    rowPath(handle, position, outSection, outRow, "index path") { $0.indexPath }
+}
+
+@_cdecl("ydb_changeset_row_new_index_path")
+public func ydb_changeset_row_new_index_path(_ handle: OpaquePointer?, _ position: UInt,
+                                             _ outSection: UnsafeMutablePointer<UInt>?,
+                                             _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    rowPath(handle, position, outSection, outRow, "new index path") { $0.newIndexPath }
+}
+
+@_cdecl("ydb_changeset_row_original_position")
+public func ydb_changeset_row_original_position(_ handle: OpaquePointer?, _ position: UInt,
+                                                _ outSection: UnsafeMutablePointer<UInt>?,
+                                                _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    rowPath(handle, position, outSection, outRow, "original position") { $0.originalPosition }
+}
+
+@_cdecl("ydb_changeset_row_final_position")
+public func ydb_changeset_row_final_position(_ handle: OpaquePointer?, _ position: UInt,
+                                             _ outSection: UnsafeMutablePointer<UInt>?,
+                                             _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    rowPath(handle, position, outSection, outRow, "final position") { $0.finalPosition }
+}
+
+private func rowString(_ handle: OpaquePointer?, _ position: UInt,
+                       _ outString: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ what: String,
+                       _ pick: (ChangesetBox) -> [UnsafeMutablePointer<CChar>?]) -> Int32 {
+    run {
+        let out = try required(outString, "out_\(what)")
+        out.pointee = nil
+        let (box, offset, _) = try rowChange(handle, position)
+        guard let pointer = pick(box)[offset] else {
+            throw YDBError(.notFound, "row change \(position) has no \(what)")
+        }
+        out.pointee = UnsafePointer(pointer)
+    }
+}
+
+@_cdecl("ydb_changeset_row_original_group")
+public func ydb_changeset_row_original_group(_ handle: OpaquePointer?, _ position: UInt,
+                                             _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    rowString(handle, position, outGroup, "original group") { $0.originalGroups }
+}
+
+@_cdecl("ydb_changeset_row_final_group")
+public func ydb_changeset_row_final_group(_ handle: OpaquePointer?, _ position: UInt,
+                                          _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    rowString(handle, position, outGroup, "final group") { $0.finalGroups }
+}
+
+@_cdecl("ydb_changeset_row_collection")
+public func ydb_changeset_row_collection(_ handle: OpaquePointer?, _ position: UInt,
+                                         _ outCollection: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    rowString(handle, position, outCollection, "collection") { $0.collections }
+}
+
+@_cdecl("ydb_changeset_row_key")
+public func ydb_changeset_row_key(_ handle: OpaquePointer?, _ position: UInt,
+                                  _ outKey: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    rowString(handle, position, outKey, "key") { $0.keys }
+}
+
+@_cdecl("ydb_changeset_row_changes")
+public func ydb_changeset_row_changes(_ handle: OpaquePointer?, _ position: UInt,
+                                      _ outFlags: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    run {
+        let out = try required(outFlags, "out_flags")
+        out.pointee = 0
+        out.pointee = UInt32(try rowChange(handle, position).2.changes.rawValue)
+    }
+}

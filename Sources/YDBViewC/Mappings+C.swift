@@ -1,0 +1,803 @@
+// ydb_mappings_*: mappings objects, their configuration and getters, and
+// the view helpers that read rows by table position.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+public typealias CGroupFilterCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+public typealias CGroupSortCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                      UnsafePointer<CChar>?) -> Int32
+
+/// `ydb_range_options`, field for field (natural alignment, as in C).
+struct CRangeOptions {
+    var kind: Int32
+    var length: Int64
+    var offset: Int64
+    var pin: Int32
+    var maxLength: Int64
+    var minLength: Int64
+    var grow: Int32
+}
+
+// MARK: - Dynamic groups' callbacks
+
+final class GroupSourceCallbacks {
+    let filter: CGroupFilterCallback
+    let sort: CGroupSortCallback
+    let ctx: UnsafeMutableRawPointer?
+    let destroy: CDestructor?
+
+    init(filter: CGroupFilterCallback, sort: CGroupSortCallback, ctx: UnsafeMutableRawPointer?,
+         destroy: CDestructor?) {
+        self.filter = filter
+        self.sort = sort
+        self.ctx = ctx
+        self.destroy = destroy
+    }
+
+    deinit { destroy?(ctx) }
+}
+
+/// What the engine's closures hold; cleared by ydb_mappings_free so the
+/// destructor runs then (after any call still running).
+final class GroupSourceSlot: @unchecked Sendable {
+    private let lock = Lock()
+    private var callbacks: GroupSourceCallbacks?
+
+    init(_ callbacks: GroupSourceCallbacks) { self.callbacks = callbacks }
+
+    func clear() {
+        let released = lock.withLock { () -> GroupSourceCallbacks? in
+            defer { callbacks = nil }
+            return callbacks
+        }
+        _ = released
+    }
+
+    func accepts(_ group: String) -> Bool {
+        guard let callbacks = lock.withLock({ callbacks }) else { return false }
+        return group.withCString { name in insideViewCallback { callbacks.filter(callbacks.ctx, name) } } != 0
+    }
+
+    func less(_ lhs: String, _ rhs: String) -> Bool {
+        guard let callbacks = lock.withLock({ callbacks }) else { return utf8Order(lhs, rhs) }
+        return lhs.withCString { first in
+            rhs.withCString { second in insideViewCallback { callbacks.sort(callbacks.ctx, first, second) } }
+        } < 0
+    }
+}
+
+// MARK: - The box
+
+/// A mappings object as C sees it. Mappings are single-thread objects, but
+/// every call holds this box's lock so two threads cannot corrupt it; a
+/// call from inside its own filter/sort callback (same thread, lock held)
+/// is refused instead of re-entering the engine.
+final class MappingsBox: @unchecked Sendable {
+    let mappings: Mappings
+    let groupSource: GroupSourceSlot?
+    let viewName: UnsafeMutablePointer<CChar>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var busy = false
+    /// Group names handed to C: borrowed until ydb_mappings_free.
+    private var interned: [String: UnsafeMutablePointer<CChar>] = [:]
+
+    init(_ mappings: Mappings, groupSource: GroupSourceSlot?) {
+        self.mappings = mappings
+        self.groupSource = groupSource
+        viewName = strdup(mappings.viewName)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        for pointer in interned.values { free(pointer) }
+        free(viewName)
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    func with<T>(_ body: (Mappings) throws -> T) throws -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // The mutex is recursive: only this thread can get here while busy.
+        if busy { throw YDBError(.misuse, "mappings used from inside their own filter or sort callback") }
+        busy = true
+        defer { busy = false }
+        return try body(mappings)
+    }
+
+    /// A C copy of `name` that lives as long as the mappings (call inside `with`).
+    func intern(_ name: String) -> UnsafePointer<CChar> {
+        if let existing = interned[name] { return UnsafePointer(existing) }
+        let copy = strdup(name)!
+        interned[name] = copy
+        return UnsafePointer(copy)
+    }
+}
+
+func mappingsBox(_ handle: OpaquePointer?) throws -> MappingsBox {
+    try lookup(handle, MappingsBox.self, "mappings")
+}
+
+/// Runs `body` on the locked mappings behind `handle`.
+private func withMappings<T>(_ handle: OpaquePointer?, _ body: (MappingsBox, Mappings) throws -> T) throws -> T {
+    let box = try mappingsBox(handle)
+    return try box.with { try body(box, $0) }
+}
+
+private func notFound(_ message: String) -> YDBError { YDBError(.notFound, message) }
+
+/// A C size_t index as Int, or YDB_NOTFOUND (nothing can be that far).
+private func position(_ value: UInt, _ what: String) throws -> Int {
+    guard let result = index(value) else { throw notFound("no \(what) \(value)") }
+    return result
+}
+
+// MARK: - Creating and freeing
+
+@_cdecl("ydb_mappings_new")
+public func ydb_mappings_new(_ view: UnsafePointer<CChar>?, _ groups: UnsafePointer<UnsafePointer<CChar>?>?,
+                             _ groupCount: UInt, _ outMappings: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    run {
+        let out = try required(outMappings, "out_mappings")
+        out.pointee = nil
+        let viewName = try string(view, "view name")
+        let total = try count(groupCount, "count")
+        var names: [String] = []
+        if total > 0 {
+            guard let groups else { throw YDBError(.invalidArgument, "groups is NULL but count is \(groupCount)") }
+            names = try (0..<total).map { try string(groups[$0], "groups[\($0)]") }
+        }
+        out.pointee = registry.register(MappingsBox(Mappings(groups: names, view: viewName), groupSource: nil))
+    }
+}
+
+@_cdecl("ydb_mappings_new_dynamic")
+public func ydb_mappings_new_dynamic(_ view: UnsafePointer<CChar>?, _ filter: CGroupFilterCallback?,
+                                     _ sort: CGroupSortCallback?, _ ctx: UnsafeMutableRawPointer?,
+                                     _ destroy: CDestructor?,
+                                     _ outMappings: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    var created = false
+    let status = run {
+        let out = try required(outMappings, "out_mappings")
+        out.pointee = nil
+        let viewName = try string(view, "view name")
+        guard let filter else { throw YDBError(.invalidArgument, "filter callback is NULL") }
+        guard let sort else { throw YDBError(.invalidArgument, "sort callback is NULL") }
+        let slot = GroupSourceSlot(GroupSourceCallbacks(filter: filter, sort: sort, ctx: ctx, destroy: destroy))
+        created = true
+        let mappings = Mappings(filter: { slot.accepts($0) }, sortedBy: { slot.less($0, $1) }, view: viewName)
+        out.pointee = registry.register(MappingsBox(mappings, groupSource: slot))
+    }
+    // Once the callbacks object exists, it owns the destructor.
+    if !created { destroy?(ctx) }
+    return status
+}
+
+@_cdecl("ydb_mappings_free")
+public func ydb_mappings_free(_ handle: OpaquePointer?) {
+    guard handle != nil else { return }
+    guard let box = registry.unregister(handle) as? MappingsBox else {
+        fail(YDBErrorCode.misuse.rawValue, "mappings handle is not valid (freed or never made)")
+        return
+    }
+    box.groupSource?.clear()
+}
+
+@_cdecl("ydb_mappings_view")
+public func ydb_mappings_view(_ handle: OpaquePointer?,
+                              _ outView: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    run {
+        let out = try required(outView, "out_view")
+        out.pointee = nil
+        out.pointee = UnsafePointer(try mappingsBox(handle).viewName)
+    }
+}
+
+@_cdecl("ydb_mappings_has_dynamic_groups")
+public func ydb_mappings_has_dynamic_groups(_ handle: OpaquePointer?,
+                                            _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    flag(handle, outFlag) { $0.hasDynamicGroups }
+}
+
+private func enumerateNames(_ handle: OpaquePointer?, _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?,
+                            _ names: (Mappings) -> [String]) -> Int32 {
+    run {
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        // Copied under the lock, called without it: the callback may use the mappings.
+        let list = try withMappings(handle) { _, mappings in names(mappings) }
+        for name in list {
+            if name.withCString({ callback(ctx, $0) }) != 0 { break }
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_enumerate_all_groups")
+public func ydb_mappings_enumerate_all_groups(_ handle: OpaquePointer?, _ callback: CNameCallback?,
+                                              _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    enumerateNames(handle, callback, ctx) { $0.allGroups }
+}
+
+@_cdecl("ydb_mappings_enumerate_visible_groups")
+public func ydb_mappings_enumerate_visible_groups(_ handle: OpaquePointer?, _ callback: CNameCallback?,
+                                                  _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    enumerateNames(handle, callback, ctx) { $0.visibleGroups }
+}
+
+// MARK: - Small output helpers
+
+private func flag(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?,
+                  _ body: (Mappings) throws -> Bool) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        out.pointee = try withMappings(handle) { try body($1) } ? 1 : 0
+    }
+}
+
+private func size(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?,
+                  _ body: (Mappings) throws -> Int) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(max(0, try withMappings(handle) { try body($1) }))
+    }
+}
+
+private func configure(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                       _ body: (Mappings, String) throws -> Void) -> Int32 {
+    run {
+        let groupName = try string(group, "group")
+        try withMappings(handle) { try body($1, groupName) }
+    }
+}
+
+private func groupFlag(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                       _ outFlag: UnsafeMutablePointer<Int32>?, _ body: (Mappings, String) -> Bool) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let groupName = try string(group, "group")
+        out.pointee = try withMappings(handle) { body($1, groupName) } ? 1 : 0
+    }
+}
+
+// MARK: - Configuration
+
+@_cdecl("ydb_mappings_set_dynamic_section")
+public func ydb_mappings_set_dynamic_section(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                             _ isDynamic: Int32) -> Int32 {
+    configure(handle, group) { $0.setIsDynamicSection(isDynamic != 0, forGroup: $1) }
+}
+
+@_cdecl("ydb_mappings_is_dynamic_section")
+public func ydb_mappings_is_dynamic_section(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                            _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    groupFlag(handle, group, outFlag) { $0.isDynamicSection(forGroup: $1) }
+}
+
+@_cdecl("ydb_mappings_set_dynamic_section_for_all_groups")
+public func ydb_mappings_set_dynamic_section_for_all_groups(_ handle: OpaquePointer?, _ isDynamic: Int32) -> Int32 {
+    run { try withMappings(handle) { $1.setIsDynamicSectionForAllGroups(isDynamic != 0) } }
+}
+
+@_cdecl("ydb_mappings_is_dynamic_section_for_all_groups")
+public func ydb_mappings_is_dynamic_section_for_all_groups(_ handle: OpaquePointer?,
+                                                           _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    flag(handle, outFlag) { $0.isDynamicSectionForAllGroups }
+}
+
+private func pin(_ value: Int32) throws -> RangePin {
+    switch value {
+    case 0: return .beginning
+    case 1: return .end
+    default: throw YDBError(.invalidArgument, "pin \(value) is not a YDB_PIN_* value")
+    }
+}
+
+private func grow(_ value: Int32) throws -> RangeGrowOptions {
+    switch value {
+    case 0: return .pinSide
+    case 1: return .nonPinSide
+    case 2: return .bothSides
+    default: throw YDBError(.invalidArgument, "grow \(value) is not a YDB_GROW_* value")
+    }
+}
+
+private func int(_ value: Int64, _ what: String) throws -> Int {
+    guard let result = Int(exactly: value) else { throw YDBError(.invalidArgument, "\(what) is out of range") }
+    return result
+}
+
+/// RangeOptions' validation errors as YDB_INVALID_ARGUMENT.
+private func rangeOptions(_ make: () throws -> RangeOptions) throws -> RangeOptions {
+    do {
+        return try make()
+    } catch let error as RangeOptionsError {
+        let message: String
+        switch error {
+        case .lengthNotPositive(let length): message = "length must be at least 1 (got \(length))"
+        case .negativeOffset(let offset): message = "offset must not be negative (got \(offset))"
+        case .negativeMinLength(let min): message = "min_length must not be negative (got \(min))"
+        case .maxLengthNotPositive(let max): message = "max_length must be at least 1, or 0 for no limit (got \(max))"
+        case .minLengthAboveMaxLength(let min, let max): message = "min_length \(min) is above max_length \(max)"
+        }
+        throw YDBError(.invalidArgument, message)
+    }
+}
+
+@_cdecl("ydb_mappings_set_range_fixed")
+public func ydb_mappings_set_range_fixed(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                         _ length: Int64, _ offset: Int64, _ pinValue: Int32) -> Int32 {
+    configure(handle, group) { mappings, groupName in
+        let options = try rangeOptions {
+            try .fixed(length: try int(length, "length"), offset: try int(offset, "offset"), from: try pin(pinValue))
+        }
+        mappings.setRangeOptions(options, forGroup: groupName)
+    }
+}
+
+@_cdecl("ydb_mappings_set_range_flexible")
+public func ydb_mappings_set_range_flexible(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                            _ length: Int64, _ offset: Int64, _ pinValue: Int32,
+                                            _ maxLength: Int64, _ minLength: Int64, _ growValue: Int32) -> Int32 {
+    configure(handle, group) { mappings, groupName in
+        if maxLength < 0 { throw YDBError(.invalidArgument, "max_length must not be negative (0: no limit)") }
+        let options = try rangeOptions {
+            try .flexible(length: try int(length, "length"), offset: try int(offset, "offset"),
+                          from: try pin(pinValue), maxLength: maxLength == 0 ? .max : try int(maxLength, "max_length"),
+                          minLength: try int(minLength, "min_length"), grow: try grow(growValue))
+        }
+        mappings.setRangeOptions(options, forGroup: groupName)
+    }
+}
+
+@_cdecl("ydb_mappings_range_options")
+public func ydb_mappings_range_options(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                       _ outOptions: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let out = try required(outOptions, "out_options")
+        let empty = CRangeOptions(kind: 0, length: 0, offset: 0, pin: 0, maxLength: 0, minLength: 0, grow: 0)
+        out.storeBytes(of: empty, as: CRangeOptions.self)
+        let groupName = try string(group, "group")
+        guard let options = try withMappings(handle, { $1.rangeOptions(forGroup: groupName) }) else {
+            throw notFound("group '\(groupName)' has no range options")
+        }
+        let growValue: Int32
+        switch options.growOptions {
+        case .pinSide: growValue = 0
+        case .nonPinSide: growValue = 1
+        case .bothSides: growValue = 2
+        }
+        out.storeBytes(of: CRangeOptions(kind: options.isFixed ? 1 : 2, length: Int64(options.length),
+                                         offset: Int64(options.offset), pin: options.pin == .beginning ? 0 : 1,
+                                         maxLength: options.maxLength == .max ? 0 : Int64(options.maxLength),
+                                         minLength: Int64(options.minLength), grow: growValue),
+                       as: CRangeOptions.self)
+    }
+}
+
+@_cdecl("ydb_mappings_remove_range_options")
+public func ydb_mappings_remove_range_options(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> Int32 {
+    configure(handle, group) { $0.removeRangeOptions(forGroup: $1) }
+}
+
+@_cdecl("ydb_mappings_set_reversed")
+public func ydb_mappings_set_reversed(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                      _ isReversed: Int32) -> Int32 {
+    configure(handle, group) { $0.setIsReversed(isReversed != 0, forGroup: $1) }
+}
+
+@_cdecl("ydb_mappings_is_reversed")
+public func ydb_mappings_is_reversed(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                     _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    groupFlag(handle, group, outFlag) { $0.isReversed(forGroup: $1) }
+}
+
+@_cdecl("ydb_mappings_set_cell_drawing_dependency_offsets")
+public func ydb_mappings_set_cell_drawing_dependency_offsets(_ handle: OpaquePointer?,
+                                                             _ group: UnsafePointer<CChar>?,
+                                                             _ offsets: UnsafePointer<Int32>?,
+                                                             _ offsetCount: UInt) -> Int32 {
+    configure(handle, group) { mappings, groupName in
+        let total = try count(offsetCount, "count")
+        var values = Set<Int>()
+        if total > 0 {
+            guard let offsets else { throw YDBError(.invalidArgument, "offsets is NULL but count is \(offsetCount)") }
+            values = Set((0..<total).map { Int(offsets[$0]) })
+        }
+        mappings.setCellDrawingDependencyOffsets(values, forGroup: groupName)
+    }
+}
+
+@_cdecl("ydb_mappings_cell_drawing_dependency_offsets")
+public func ydb_mappings_cell_drawing_dependency_offsets(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                                         _ outOffsets: UnsafeMutablePointer<Int32>?,
+                                                         _ capacity: UInt,
+                                                         _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let outTotal = try required(outCount, "out_count")
+        outTotal.pointee = 0
+        if capacity > 0 && outOffsets == nil {
+            throw YDBError(.misuse, "out_offsets is NULL but capacity is \(capacity)")
+        }
+        let groupName = try string(group, "group")
+        let offsets = try withMappings(handle) { $1.cellDrawingDependencyOffsets(forGroup: groupName) }.sorted()
+        for (slot, offset) in offsets.enumerated() where UInt(slot) < capacity {
+            outOffsets![slot] = Int32(clamping: offset)
+        }
+        outTotal.pointee = UInt(offsets.count)
+    }
+}
+
+@_cdecl("ydb_mappings_set_auto_consolidate_groups")
+public func ydb_mappings_set_auto_consolidate_groups(_ handle: OpaquePointer?, _ threshold: UInt,
+                                                     _ name: UnsafePointer<CChar>?) -> Int32 {
+    run {
+        let consolidatedName = try string(name, "name")
+        try withMappings(handle) {
+            $1.setAutoConsolidateGroups(threshold: Int(exactly: threshold) ?? .max, name: consolidatedName)
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_auto_consolidate_groups_threshold")
+public func ydb_mappings_auto_consolidate_groups_threshold(_ handle: OpaquePointer?,
+                                                           _ outThreshold: UnsafeMutablePointer<UInt>?) -> Int32 {
+    size(handle, outThreshold) { $0.autoConsolidateGroupsThreshold }
+}
+
+@_cdecl("ydb_mappings_consolidated_group_name")
+public func ydb_mappings_consolidated_group_name(_ handle: OpaquePointer?,
+                                                 _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    borrowedName(handle, outName) { mappings in
+        guard let name = mappings.consolidatedGroupName else { throw notFound("no consolidated group name was set") }
+        return name
+    }
+}
+
+private func borrowedName(_ handle: OpaquePointer?, _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                          _ body: (Mappings) throws -> String) -> Int32 {
+    run {
+        let out = try required(outName, "output")
+        out.pointee = nil
+        out.pointee = try withMappings(handle) { box, mappings in box.intern(try body(mappings)) }
+    }
+}
+
+// MARK: - Update
+
+@_cdecl("ydb_mappings_update")
+public func ydb_mappings_update(_ handle: OpaquePointer?, _ txnHandle: OpaquePointer?) -> Int32 {
+    run {
+        let box = try mappingsBox(handle)
+        let txn = try usableTxn(txnHandle)
+        try txn.connection.whileRunningCallbacks {
+            try box.with { try $0.update(with: txn.transaction) }
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_snapshot_of_last_update")
+public func ydb_mappings_snapshot_of_last_update(_ handle: OpaquePointer?,
+                                                 _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    run {
+        let out = try required(outSnapshot, "out_snapshot")
+        out.pointee = 0
+        guard let snapshot = try withMappings(handle, { $1.snapshotOfLastUpdate }) else {
+            throw notFound("the mappings were never updated")
+        }
+        out.pointee = snapshot
+    }
+}
+
+// MARK: - Getters
+
+@_cdecl("ydb_mappings_number_of_sections")
+public func ydb_mappings_number_of_sections(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    size(handle, outCount) { $0.numberOfSections }
+}
+
+@_cdecl("ydb_mappings_number_of_items_in_section")
+public func ydb_mappings_number_of_items_in_section(_ handle: OpaquePointer?, _ section: UInt,
+                                                    _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    size(handle, outCount) { mappings in
+        guard let count = mappings.numberOfItems(inSection: try position(section, "section")) else {
+            throw notFound("no section \(section)")
+        }
+        return count
+    }
+}
+
+@_cdecl("ydb_mappings_number_of_items_in_group")
+public func ydb_mappings_number_of_items_in_group(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                                  _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        let groupName = try string(group, "group")
+        guard let count = try withMappings(handle, { $1.numberOfItems(inGroup: groupName) }) else {
+            throw notFound("the mappings have no group '\(groupName)'")
+        }
+        out.pointee = UInt(count)
+    }
+}
+
+@_cdecl("ydb_mappings_number_of_items_in_all_groups")
+public func ydb_mappings_number_of_items_in_all_groups(_ handle: OpaquePointer?,
+                                                       _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    size(handle, outCount) { $0.numberOfItemsInAllGroups }
+}
+
+@_cdecl("ydb_mappings_is_empty")
+public func ydb_mappings_is_empty(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    flag(handle, outFlag) { $0.isEmpty }
+}
+
+@_cdecl("ydb_mappings_is_using_consolidated_group")
+public func ydb_mappings_is_using_consolidated_group(_ handle: OpaquePointer?,
+                                                     _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    flag(handle, outFlag) { $0.isUsingConsolidatedGroup }
+}
+
+@_cdecl("ydb_mappings_group_for_section")
+public func ydb_mappings_group_for_section(_ handle: OpaquePointer?, _ section: UInt,
+                                           _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    borrowedName(handle, outGroup) { mappings in
+        guard let group = mappings.group(forSection: try position(section, "section")) else {
+            throw notFound("no section \(section)")
+        }
+        return group
+    }
+}
+
+@_cdecl("ydb_mappings_section_for_group")
+public func ydb_mappings_section_for_group(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                           _ outSection: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outSection, "out_section")
+        out.pointee = 0
+        let groupName = try string(group, "group")
+        guard let section = try withMappings(handle, { $1.section(forGroup: groupName) }) else {
+            throw notFound("group '\(groupName)' is not shown in a section")
+        }
+        out.pointee = UInt(section)
+    }
+}
+
+@_cdecl("ydb_mappings_group_and_index_for_row")
+public func ydb_mappings_group_and_index_for_row(_ handle: OpaquePointer?, _ row: UInt, _ section: UInt,
+                                                 _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                                 _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let group = try required(outGroup, "out_group")
+        let position = try required(outIndex, "out_index")
+        group.pointee = nil
+        position.pointee = 0
+        let found = try withMappings(handle) { box, mappings -> (UnsafePointer<CChar>, Int)? in
+            guard let rowIndex = index(row), let sectionIndex = index(section),
+                  let location = mappings.groupAndIndex(forRow: rowIndex, inSection: sectionIndex) else { return nil }
+            return (box.intern(location.group), location.index)
+        }
+        guard let found else { throw notFound("nothing is shown at row \(row) of section \(section)") }
+        group.pointee = found.0
+        position.pointee = UInt(found.1)
+    }
+}
+
+private func storeIndex(_ outIndex: UnsafeMutablePointer<UInt>?, _ what: String,
+                        _ body: () throws -> Int?) -> Int32 {
+    run {
+        let out = try required(outIndex, "out_index")
+        out.pointee = 0
+        guard let value = try body() else { throw notFound(what) }
+        out.pointee = UInt(value)
+    }
+}
+
+@_cdecl("ydb_mappings_index_for_row_in_section")
+public func ydb_mappings_index_for_row_in_section(_ handle: OpaquePointer?, _ row: UInt, _ section: UInt,
+                                                  _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storeIndex(outIndex, "nothing is shown at row \(row) of section \(section)") {
+        try withMappings(handle) { _, mappings in
+            guard let rowIndex = index(row), let sectionIndex = index(section) else { return nil }
+            return mappings.index(forRow: rowIndex, inSection: sectionIndex)
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_index_for_row_in_group")
+public func ydb_mappings_index_for_row_in_group(_ handle: OpaquePointer?, _ row: UInt, _ group: UnsafePointer<CChar>?,
+                                                _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storeIndex(outIndex, "nothing is shown at row \(row) of the group") {
+        let groupName = try string(group, "group")
+        return try withMappings(handle) { _, mappings in
+            index(row).flatMap { mappings.index(forRow: $0, inGroup: groupName) }
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_row_for_index")
+public func ydb_mappings_row_for_index(_ handle: OpaquePointer?, _ position: UInt, _ group: UnsafePointer<CChar>?,
+                                       _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storeIndex(outRow, "index \(position) of the group is not shown") {
+        let groupName = try string(group, "group")
+        return try withMappings(handle) { _, mappings in
+            index(position).flatMap { mappings.row(forIndex: $0, inGroup: groupName) }
+        }
+    }
+}
+
+/// Stores (section, row) of an index path, or YDB_NOTFOUND for nil.
+private func storePath(_ outSection: UnsafeMutablePointer<UInt>?, _ outRow: UnsafeMutablePointer<UInt>?,
+                       _ what: String, _ body: () throws -> TableIndexPath?) -> Int32 {
+    run {
+        let section = try required(outSection, "out_section")
+        let row = try required(outRow, "out_row")
+        section.pointee = 0
+        row.pointee = 0
+        guard let path = try body() else { throw notFound(what) }
+        section.pointee = UInt(path.section)
+        row.pointee = UInt(path.row)
+    }
+}
+
+@_cdecl("ydb_mappings_row_and_section_for_index")
+public func ydb_mappings_row_and_section_for_index(_ handle: OpaquePointer?, _ position: UInt,
+                                                   _ group: UnsafePointer<CChar>?,
+                                                   _ outSection: UnsafeMutablePointer<UInt>?,
+                                                   _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storePath(outSection, outRow, "index \(position) of the group is not shown") {
+        let groupName = try string(group, "group")
+        return try withMappings(handle) { _, mappings in
+            index(position).flatMap { mappings.rowAndSection(forIndex: $0, inGroup: groupName) }
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_nearest_index_path")
+public func ydb_mappings_nearest_index_path(_ handle: OpaquePointer?, _ row: UInt, _ group: UnsafePointer<CChar>?,
+                                            _ outSection: UnsafeMutablePointer<UInt>?,
+                                            _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storePath(outSection, outRow, "no row is shown near that one") {
+        let groupName = try string(group, "group")
+        return try withMappings(handle) { _, mappings in
+            mappings.nearestIndexPath(forRow: Int(exactly: row) ?? .max, inGroup: groupName)
+        }
+    }
+}
+
+@_cdecl("ydb_mappings_range_position")
+public func ydb_mappings_range_position(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+                                        _ outFromBeginning: UnsafeMutablePointer<UInt>?,
+                                        _ outFromEnd: UnsafeMutablePointer<UInt>?,
+                                        _ outLength: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let fromBeginning = try required(outFromBeginning, "out_offset_from_beginning")
+        let fromEnd = try required(outFromEnd, "out_offset_from_end")
+        let length = try required(outLength, "out_length")
+        fromBeginning.pointee = 0
+        fromEnd.pointee = 0
+        length.pointee = 0
+        let groupName = try string(group, "group")
+        guard let position = try withMappings(handle, { $1.rangePosition(forGroup: groupName) }) else {
+            throw notFound("the mappings have no group '\(groupName)'")
+        }
+        fromBeginning.pointee = UInt(position.offsetFromBeginning)
+        fromEnd.pointee = UInt(position.offsetFromEnd)
+        length.pointee = UInt(position.length)
+    }
+}
+
+@_cdecl("ydb_mappings_has_changes")
+public func ydb_mappings_has_changes(_ handle: OpaquePointer?, _ list: OpaquePointer?,
+                                     _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
+        out.pointee = try withMappings(handle) { $1.hasChanges(for: notifications) } ? 1 : 0
+    }
+}
+
+// MARK: - Rows by table position
+
+/// The view group and index shown at (section, row), or YDB_NOTFOUND.
+private func location(_ box: MappingsBox, _ section: UInt, _ row: UInt) throws -> (group: String, index: Int) {
+    let found = try box.with { mappings -> (group: String, index: Int)? in
+        guard let rowIndex = index(row), let sectionIndex = index(section) else { return nil }
+        return mappings.groupAndIndex(forRow: rowIndex, inSection: sectionIndex)
+    }
+    guard let found else { throw notFound("nothing is shown at section \(section), row \(row)") }
+    return found
+}
+
+/// The mappings' view in transaction `txnHandle`, or YDB_NOTFOUND.
+private func mappedView(_ txnHandle: OpaquePointer?, _ box: MappingsBox) throws -> ViewTransaction {
+    let txn = try usableTxn(txnHandle)
+    guard let view = try txn.transaction.view(box.mappings.viewName) else {
+        throw notFound("no view named '\(box.mappings.viewName)' is registered")
+    }
+    return view
+}
+
+@_cdecl("ydb_view_key_at_index_path")
+public func ydb_view_key_at_index_path(_ txnHandle: OpaquePointer?, _ handle: OpaquePointer?,
+                                       _ section: UInt, _ row: UInt,
+                                       _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                       _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    run {
+        let collection = try required(outCollection, "out_collection")
+        let key = try required(outKey, "out_key")
+        collection.pointee = nil
+        key.pointee = nil
+        let box = try mappingsBox(handle)
+        let view = try mappedView(txnHandle, box)
+        let shown = try location(box, section, row)
+        guard let rowKey = try view.rowKey(at: shown.index, inGroup: shown.group) else {
+            throw notFound("no row at index \(shown.index) of group '\(shown.group)'")
+        }
+        try storeKey(rowKey, collection, key)
+    }
+}
+
+private func blobAtIndexPath(_ txnHandle: OpaquePointer?, _ handle: OpaquePointer?, _ section: UInt, _ row: UInt,
+                             _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                             _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
+                             _ pick: ((key: RowKey, object: [UInt8], metadata: [UInt8]?)) -> [UInt8]?) -> Int32 {
+    run {
+        let data = try required(outData, "out_\(what)")
+        let size = try required(outSize, "out_size")
+        data.pointee = nil
+        size.pointee = 0
+        let box = try mappingsBox(handle)
+        let view = try mappedView(txnHandle, box)
+        let shown = try location(box, section, row)
+        guard let found = try view.row(at: shown.index, inGroup: shown.group), let blob = pick(found) else {
+            throw notFound("no \(what) at section \(section), row \(row)")
+        }
+        try storeOwned(blob, data, size)
+    }
+}
+
+@_cdecl("ydb_view_object_at_index_path")
+public func ydb_view_object_at_index_path(_ txnHandle: OpaquePointer?, _ handle: OpaquePointer?,
+                                          _ section: UInt, _ row: UInt,
+                                          _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                          _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    blobAtIndexPath(txnHandle, handle, section, row, outObject, outSize, "object") { $0.object }
+}
+
+@_cdecl("ydb_view_metadata_at_index_path")
+public func ydb_view_metadata_at_index_path(_ txnHandle: OpaquePointer?, _ handle: OpaquePointer?,
+                                            _ section: UInt, _ row: UInt,
+                                            _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                            _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    blobAtIndexPath(txnHandle, handle, section, row, outMetadata, outSize, "metadata") { $0.metadata }
+}
+
+@_cdecl("ydb_view_index_path_for_key")
+public func ydb_view_index_path_for_key(_ txnHandle: OpaquePointer?, _ handle: OpaquePointer?,
+                                        _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                                        _ outSection: UnsafeMutablePointer<UInt>?,
+                                        _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
+    storePath(outSection, outRow, "the row is not shown") {
+        let box = try mappingsBox(handle)
+        let collectionName = try string(collection, "collection")
+        let keyName = try string(key, "key")
+        let view = try mappedView(txnHandle, box)
+        guard let found = try view.position(forKey: keyName, inCollection: collectionName) else { return nil }
+        return try box.with { $0.rowAndSection(forIndex: found.index, inGroup: found.group) }
+    }
+}

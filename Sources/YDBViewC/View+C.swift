@@ -1,0 +1,720 @@
+// ydb_view_*: registering views with C callbacks, and querying them.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import YDBView
+
+public typealias CGroupingCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?,
+                                                     OpaquePointer?) -> Int32
+public typealias CSortingCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                    UnsafeRawPointer?, UnsafeRawPointer?,
+                                                    UnsafeMutablePointer<Int32>?) -> Int32
+public typealias CFindCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?,
+                                                 UnsafeMutablePointer<Int32>?) -> Int32
+public typealias CViewKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                    UnsafePointer<CChar>?, UInt) -> Int32
+public typealias CViewRowCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                    UnsafePointer<CChar>?, UInt,
+                                                    UnsafeRawPointer?, UInt, UnsafeRawPointer?, UInt) -> Int32
+
+/// `ydb_view_row` (all fields pointer-sized, so Swift lays it out as C does).
+struct CViewRow {
+    var collection: UnsafePointer<CChar>?
+    var key: UnsafePointer<CChar>?
+    var object: UnsafeRawPointer?
+    var objectSize: UInt
+    var metadata: UnsafeRawPointer?
+    var metadataSize: UInt
+}
+
+/// `ydb_view_definition`, field for field (natural alignment, as in C).
+struct CViewDefinition {
+    var groupingFlavour: Int32
+    var groupingInvoke: UInt32
+    var grouping: CGroupingCallback?
+    var sortingFlavour: Int32
+    var sortingInvoke: UInt32
+    var sorting: CSortingCallback?
+    var versionTag: UnsafePointer<CChar>?
+    var persistent: Int32
+    var allowedCollections: UnsafePointer<UnsafePointer<CChar>?>?
+    var allowedCollectionCount: UInt
+
+    static let defaults = CViewDefinition(
+        groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
+        sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
+        versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0)
+}
+
+let invokeDefault: UInt32 = 256
+
+// MARK: - Callbacks and their lifetime
+
+/// A view's C callbacks with their ctx; the destructor runs when the last
+/// reference goes (after `ViewSlot.clear()` and any call still running).
+final class ViewCallbacks {
+    let grouping: CGroupingCallback?
+    let sorting: CSortingCallback?
+    let ctx: UnsafeMutableRawPointer?
+    let destroy: CDestructor?
+
+    init(grouping: CGroupingCallback?, sorting: CSortingCallback?,
+         ctx: UnsafeMutableRawPointer?, destroy: CDestructor?) {
+        self.grouping = grouping
+        self.sorting = sorting
+        self.ctx = ctx
+        self.destroy = destroy
+    }
+
+    deinit { destroy?(ctx) }
+}
+
+/// What the engine's closures hold: clearing it releases the callbacks at
+/// once (deterministically), whatever the engine still references.
+final class ViewSlot: @unchecked Sendable {
+    private let lock = Lock()
+    private var callbacks: ViewCallbacks?
+
+    init(_ callbacks: ViewCallbacks) { self.callbacks = callbacks }
+
+    func clear() {
+        let released = lock.withLock { () -> ViewCallbacks? in
+            defer { callbacks = nil }
+            return callbacks
+        }
+        _ = released  // the destructor runs here, outside the lock
+    }
+
+    func current(_ view: String) throws -> ViewCallbacks {
+        guard let callbacks = lock.withLock({ callbacks }) else {
+            throw YDBError(.callbackFailed, "view '\(view)': its callbacks were released")
+        }
+        return callbacks
+    }
+}
+
+/// Where a grouping callback writes its answer (`ydb_group_result`).
+final class GroupResultBox {
+    var group: String?
+    var failure: String?
+}
+
+/// Empty blobs must reach C as non-NULL pointers (NULL means "not read").
+private let emptyBytes: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
+
+private func withBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawPointer?, UInt) -> T) -> T {
+    guard let data else { return body(nil, 0) }
+    if data.isEmpty { return body(UnsafeRawPointer(emptyBytes), 0) }
+    return data.withUnsafeBytes { body($0.baseAddress, UInt($0.count)) }
+}
+
+/// Lends `row` to C as a `ydb_view_row` for the duration of `body`.
+func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) -> T) -> T {
+    row.collection.withCString { collection in
+        row.key.withCString { key in
+            withBytes(row.object) { object, objectSize in
+                withBytes(row.metadata) { metadata, metadataSize in
+                    var cRow = CViewRow(collection: collection, key: key, object: object, objectSize: objectSize,
+                                        metadata: metadata, metadataSize: metadataSize)
+                    return withUnsafePointer(to: &cRow) { body(UnsafeRawPointer($0)) }
+                }
+            }
+        }
+    }
+}
+
+func order(_ value: Int32) -> ViewOrder {
+    value < 0 ? .ascending : value == 0 ? .same : .descending
+}
+
+private func callGrouping(_ view: String, _ slot: ViewSlot, _ row: ViewRow) throws -> String? {
+    let callbacks = try slot.current(view)
+    guard let grouping = callbacks.grouping else { return nil }
+    let result = GroupResultBox()
+    let handle = registry.register(result)
+    defer { registry.unregister(handle) }
+    let status = withCViewRow(row) { cRow in insideViewCallback { grouping(callbacks.ctx, cRow, handle) } }
+    if let failure = result.failure {
+        throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': grouping callback failed (returned \(status))")
+    }
+    return result.group
+}
+
+private func callSorting(_ view: String, _ slot: ViewSlot, _ group: String,
+                         _ lhs: ViewRow, _ rhs: ViewRow) throws -> ViewOrder {
+    let callbacks = try slot.current(view)
+    guard let sorting = callbacks.sorting else { return .same }
+    var result: Int32 = 0
+    let status = group.withCString { groupName in
+        withCViewRow(lhs) { first in
+            withCViewRow(rhs) { second in
+                insideViewCallback { sorting(callbacks.ctx, groupName, first, second, &result) }
+            }
+        }
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
+    }
+    return order(result)
+}
+
+// MARK: - Definitions from C
+
+func flavour(_ value: Int32, _ what: String) throws -> ViewFlavour {
+    guard let flavour = ViewFlavour(rawValue: value) else {
+        throw YDBError(.invalidArgument, "\(what) \(value) is not a YDB_FLAVOUR_* value")
+    }
+    return flavour
+}
+
+private func invokeOptions(_ value: UInt32, _ what: String) throws -> InvokeOptions? {
+    if value == invokeDefault { return nil }
+    guard value & ~InvokeOptions.any.rawValue == 0 else {
+        throw YDBError(.invalidArgument, "\(what) \(value) has bits that are not YDB_INVOKE_* values")
+    }
+    return InvokeOptions(rawValue: value)
+}
+
+/// The engine's View for a C definition whose callbacks live in `slot`.
+private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throws -> View {
+    guard definition.grouping != nil else { throw YDBError(.invalidArgument, "grouping callback is NULL") }
+    guard definition.sorting != nil else { throw YDBError(.invalidArgument, "sorting callback is NULL") }
+    let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
+                                options: try invokeOptions(definition.groupingInvoke, "grouping_invoke")) { row in
+        try callGrouping(name, slot, row)
+    }
+    let sorting = ViewSorting(flavour: try flavour(definition.sortingFlavour, "sorting_flavour"),
+                              options: try invokeOptions(definition.sortingInvoke, "sorting_invoke")) { group, lhs, rhs in
+        try callSorting(name, slot, group, lhs, rhs)
+    }
+    let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
+    var allowed: Set<String>?
+    if let names = definition.allowedCollections {
+        let total = try count(definition.allowedCollectionCount, "allowed_collection_count")
+        allowed = Set(try (0..<total).map { try string(names[$0], "allowed_collections[\($0)]") })
+    } else if definition.allowedCollectionCount != 0 {
+        throw YDBError(.invalidArgument,
+                       "allowed_collections is NULL but allowed_collection_count is \(definition.allowedCollectionCount)")
+    }
+    return View(grouping: grouping, sorting: sorting, versionTag: tag,
+                isPersistent: definition.persistent != 0, allowedCollections: allowed)
+}
+
+private func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
+    pointer?.loadUnaligned(as: CViewDefinition.self)
+}
+
+private func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
+                  _ destroy: CDestructor?) -> ViewSlot {
+    ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, ctx: ctx, destroy: destroy))
+}
+
+// MARK: - Registration
+
+@_cdecl("ydb_view_definition_init")
+public func ydb_view_definition_init(_ definition: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let out = try required(definition, "definition")
+        out.storeBytes(of: CViewDefinition.defaults, as: CViewDefinition.self)
+    }
+}
+
+@_cdecl("ydb_group_result_set")
+public func ydb_group_result_set(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> Int32 {
+    run {
+        let result = try lookup(handle, GroupResultBox.self, "group result")
+        do {
+            result.group = try string(group, "group")
+        } catch let error as YDBError {
+            result.failure = error.message
+            throw error
+        }
+    }
+}
+
+/// Refuses what would make the calling thread wait for itself.
+private func checkCanWriteViews(_ database: DatabaseBox, _ what: String) throws {
+    try refuseInsideViewCallback(what)
+    if database.hasWriter(on: currentThread()) {
+        throw YDBError(.misuse, "cannot \(what) while this thread has a read-write transaction open")
+    }
+}
+
+@_cdecl("ydb_view_register")
+public func ydb_view_register(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                              _ definitionPointer: UnsafeRawPointer?, _ ctx: UnsafeMutableRawPointer?,
+                              _ destroy: CDestructor?) -> Int32 {
+    let definition = loadDefinition(definitionPointer)
+    let callbacks = slot(for: definition, ctx, destroy)
+    var installed = false
+    let status = run {
+        let database = try lookup(databaseHandle, DatabaseBox.self, "database")
+        let viewName = try string(name, "view name")
+        guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
+        try checkCanWriteViews(database, "register a view")
+        let view = try makeView(definition, name: viewName, slot: callbacks)
+        try database.database.registerView(view, name: viewName)
+        database.installView(callbacks, name: viewName)
+        installed = true
+    }
+    // Not installed: nothing else will ever release these callbacks.
+    if !installed { callbacks.clear() }
+    return status
+}
+
+@_cdecl("ydb_view_unregister")
+public func ydb_view_unregister(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> Int32 {
+    run {
+        let database = try lookup(databaseHandle, DatabaseBox.self, "database")
+        let viewName = try string(name, "view name")
+        try checkCanWriteViews(database, "unregister a view")
+        try database.database.unregisterView(name: viewName)
+        database.removeView(name: viewName)
+    }
+}
+
+@_cdecl("ydb_view_enumerate_registered")
+public func ydb_view_enumerate_registered(_ databaseHandle: OpaquePointer?, _ callback: CNameCallback?,
+                                          _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let database = try lookup(databaseHandle, DatabaseBox.self, "database")
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        for name in database.database.registeredViewNames.sorted(by: utf8Order) {
+            if name.withCString({ callback(ctx, $0) }) != 0 { break }
+        }
+    }
+}
+
+@_cdecl("ydb_view_set_definition")
+public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                    _ definitionPointer: UnsafeRawPointer?, _ ctx: UnsafeMutableRawPointer?,
+                                    _ destroy: CDestructor?) -> Int32 {
+    let definition = loadDefinition(definitionPointer)
+    let callbacks = slot(for: definition, ctx, destroy)
+    var pending = false
+    let status = run {
+        let box = try usableTxn(txnHandle)
+        let writer = try box.writer
+        let viewName = try string(name, "view name")
+        guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
+        guard let current = try writer.view(viewName) else {
+            throw YDBError(.notFound, "no view named '\(viewName)' is registered")
+        }
+        let view = try makeView(definition, name: viewName, slot: callbacks)
+        // The same tag changes nothing: the engine keeps the old callbacks.
+        if try current.versionTag == view.versionTag { return }
+        try box.connection.whileRunningCallbacks {
+            try writer.setViewDefinition(name: viewName, grouping: view.grouping, sorting: view.sorting,
+                                         versionTag: view.versionTag)
+        }
+        box.addPendingView(viewName, callbacks)
+        pending = true
+    }
+    if !pending { callbacks.clear() }
+    return status
+}
+
+// MARK: - Queries
+
+/// Runs `body` on view `view` of transaction `handle`, refusing unknown views.
+func withView<T>(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                 _ body: (TxnBox, ViewTransaction) throws -> T) throws -> T {
+    let box = try usableTxn(handle)
+    let name = try string(view, "view name")
+    guard let viewTransaction = try box.transaction.view(name) else {
+        throw YDBError(.notFound, "no view named '\(name)' is registered")
+    }
+    return try body(box, viewTransaction)
+}
+
+func noRow(_ group: String, _ index: UInt) -> YDBError {
+    YDBError(.notFound, "no row at index \(index) of group '\(group)'")
+}
+
+/// Stores an owned copy of `data`, or nothing for nil.
+func storeOwned(_ data: [UInt8]?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                _ size: UnsafeMutablePointer<UInt>) throws {
+    guard let data else { return }
+    out.pointee = try mallocCopy(data)
+    size.pointee = UInt(data.count)
+}
+
+/// Stores owned copies of a row key's collection and key.
+func storeKey(_ rowKey: RowKey, _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+              _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws {
+    let collection = try mallocString(rowKey.collection)
+    do {
+        outKey.pointee = try mallocString(rowKey.key)
+    } catch {
+        free(collection)
+        throw error
+    }
+    outCollection.pointee = collection
+}
+
+@_cdecl("ydb_view_is_registered")
+public func ydb_view_is_registered(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                   _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let box = try usableTxn(handle)
+        out.pointee = try box.transaction.view(try string(view, "view name")) == nil ? 0 : 1
+    }
+}
+
+@_cdecl("ydb_view_version_tag")
+public func ydb_view_version_tag(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                 _ outTag: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    run {
+        let out = try required(outTag, "out_tag")
+        out.pointee = nil
+        let tag = try withView(handle, view) { try $1.versionTag }
+        out.pointee = try mallocString(tag)
+    }
+}
+
+@_cdecl("ydb_view_group_count")
+public func ydb_view_group_count(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                 _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(try withView(handle, view) { try $1.numberOfGroups() })
+    }
+}
+
+@_cdecl("ydb_view_enumerate_groups")
+public func ydb_view_enumerate_groups(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                      _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let (box, groups) = try withView(handle, view) { ($0, try $1.allGroups()) }
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        try box.connection.whileRunningCallbacks {
+            for group in groups.sorted(by: utf8Order) {
+                if group.withCString({ callback(ctx, $0) }) != 0 { break }
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_view_has_group")
+public func ydb_view_has_group(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                               _ group: UnsafePointer<CChar>?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let groupName = try string(group, "group")
+        out.pointee = try withView(handle, view) { try $1.hasGroup(groupName) } ? 1 : 0
+    }
+}
+
+@_cdecl("ydb_view_count_in_group")
+public func ydb_view_count_in_group(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                    _ group: UnsafePointer<CChar>?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        let groupName = try string(group, "group")
+        out.pointee = UInt(try withView(handle, view) { try $1.numberOfItems(inGroup: groupName) })
+    }
+}
+
+@_cdecl("ydb_view_count_all")
+public func ydb_view_count_all(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                               _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let out = try required(outCount, "out_count")
+        out.pointee = 0
+        out.pointee = UInt(try withView(handle, view) { try $1.numberOfItemsInAllGroups() })
+    }
+}
+
+@_cdecl("ydb_view_is_empty")
+public func ydb_view_is_empty(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                              _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        out.pointee = try withView(handle, view) { try $1.isEmpty() } ? 1 : 0
+    }
+}
+
+private enum KeyPosition {
+    case index(UInt), first, last
+}
+
+private func keyAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
+                   _ position: KeyPosition,
+                   _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                   _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    run {
+        let collectionOut = try required(outCollection, "out_collection")
+        let keyOut = try required(outKey, "out_key")
+        collectionOut.pointee = nil
+        keyOut.pointee = nil
+        let groupName = try string(group, "group")
+        let rowKey = try withView(handle, view) { _, viewTransaction -> RowKey? in
+            let count = try viewTransaction.numberOfItems(inGroup: groupName)
+            let wanted: Int?
+            switch position {
+            case .index(let value): wanted = index(value)
+            case .first: wanted = 0
+            case .last: wanted = count - 1
+            }
+            guard let wanted, wanted >= 0, wanted < count else { return nil }
+            return try viewTransaction.rowKey(at: wanted, inGroup: groupName)
+        }
+        guard let rowKey else {
+            switch position {
+            case .index(let value): throw noRow(groupName, value)
+            case .first, .last: throw YDBError(.notFound, "group '\(groupName)' has no rows")
+            }
+        }
+        try storeKey(rowKey, collectionOut, keyOut)
+    }
+}
+
+@_cdecl("ydb_view_key_at")
+public func ydb_view_key_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
+                            _ position: UInt,
+                            _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    keyAt(handle, view, group, .index(position), outCollection, outKey)
+}
+
+@_cdecl("ydb_view_first_key")
+public func ydb_view_first_key(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                               _ group: UnsafePointer<CChar>?,
+                               _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                               _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    keyAt(handle, view, group, .first, outCollection, outKey)
+}
+
+@_cdecl("ydb_view_last_key")
+public func ydb_view_last_key(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                              _ group: UnsafePointer<CChar>?,
+                              _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                              _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    keyAt(handle, view, group, .last, outCollection, outKey)
+}
+
+/// The row at `position` of `group`, or a YDB_NOTFOUND error.
+private func rowAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
+                   _ position: UInt) throws -> (key: RowKey, object: [UInt8], metadata: [UInt8]?) {
+    let groupName = try string(group, "group")
+    let row = try withView(handle, view) { _, viewTransaction in
+        try index(position).flatMap { try viewTransaction.row(at: $0, inGroup: groupName) }
+    }
+    guard let row else { throw noRow(groupName, position) }
+    return row
+}
+
+@_cdecl("ydb_view_object_at")
+public func ydb_view_object_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                               _ group: UnsafePointer<CChar>?, _ position: UInt,
+                               _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let object = try required(outObject, "out_object")
+        let size = try required(outSize, "out_size")
+        object.pointee = nil
+        size.pointee = 0
+        try storeOwned(try rowAt(handle, view, group, position).object, object, size)
+    }
+}
+
+@_cdecl("ydb_view_metadata_at")
+public func ydb_view_metadata_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                 _ group: UnsafePointer<CChar>?, _ position: UInt,
+                                 _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                 _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let metadata = try required(outMetadata, "out_metadata")
+        let size = try required(outSize, "out_size")
+        metadata.pointee = nil
+        size.pointee = 0
+        let row = try rowAt(handle, view, group, position)
+        guard let bytes = row.metadata else {
+            throw YDBError(.notFound, "the row at index \(position) has no metadata")
+        }
+        try storeOwned(bytes, metadata, size)
+    }
+}
+
+@_cdecl("ydb_view_row_at")
+public func ydb_view_row_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                            _ group: UnsafePointer<CChar>?, _ position: UInt,
+                            _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                            _ outObjectSize: UnsafeMutablePointer<UInt>?,
+                            _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                            _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let object = try required(outObject, "out_object")
+        let objectSize = try required(outObjectSize, "out_object_size")
+        object.pointee = nil
+        objectSize.pointee = 0
+        outMetadata?.pointee = nil
+        outMetadataSize?.pointee = 0
+        if (outMetadata == nil) != (outMetadataSize == nil) {
+            throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
+        }
+        let row = try rowAt(handle, view, group, position)
+        try storeOwned(row.object, object, objectSize)
+        if let outMetadata, let outMetadataSize {
+            do {
+                try storeOwned(row.metadata, outMetadata, outMetadataSize)
+            } catch {
+                free(object.pointee)
+                object.pointee = nil
+                objectSize.pointee = 0
+                throw error
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_view_position")
+public func ydb_view_position(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                              _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                              _ outGroup: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                              _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let group = try required(outGroup, "out_group")
+        let position = try required(outIndex, "out_index")
+        group.pointee = nil
+        position.pointee = 0
+        let collectionName = try string(collection, "collection")
+        let keyName = try string(key, "key")
+        let found = try withView(handle, view) { try $1.position(forKey: keyName, inCollection: collectionName) }
+        guard let found else {
+            throw YDBError(.notFound, "the view does not hold key \"\(keyName)\" of collection \"\(collectionName)\"")
+        }
+        group.pointee = try mallocString(found.group)
+        position.pointee = UInt(found.index)
+    }
+}
+
+/// [start, end) as a Swift range, or nil for the whole group.
+private func indexRange(_ start: UInt, _ end: UInt) throws -> Range<Int> {
+    let endOfGroup = UInt.max
+    guard end == endOfGroup || start <= end else {
+        throw YDBError(.invalidArgument, "start \(start) is after end \(end)")
+    }
+    let lower = Int(exactly: start) ?? Int.max
+    let upper = end == endOfGroup ? Int.max : (Int(exactly: end) ?? Int.max)
+    return lower ..< upper
+}
+
+@_cdecl("ydb_view_enumerate_keys")
+public func ydb_view_enumerate_keys(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                    _ group: UnsafePointer<CChar>?, _ start: UInt, _ end: UInt, _ reverse: Int32,
+                                    _ callback: CViewKeyCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let groupName = try string(group, "group")
+        let range = try indexRange(start, end)
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        try withView(handle, view) { box, viewTransaction in
+            try box.connection.whileRunningCallbacks {
+                try viewTransaction.enumerateKeys(inGroup: groupName, range: range, reverse: reverse != 0) { rowKey, position, stop in
+                    let result = rowKey.collection.withCString { collection in
+                        rowKey.key.withCString { key in callback(ctx, collection, key, UInt(position)) }
+                    }
+                    stop = result != 0
+                }
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_view_enumerate_rows")
+public func ydb_view_enumerate_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                    _ group: UnsafePointer<CChar>?, _ start: UInt, _ end: UInt, _ reverse: Int32,
+                                    _ callback: CViewRowCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let groupName = try string(group, "group")
+        let range = try indexRange(start, end)
+        guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
+        try withView(handle, view) { box, viewTransaction in
+            try box.connection.whileRunningCallbacks {
+                try viewTransaction.enumerateRows(inGroup: groupName, range: range,
+                                                  reverse: reverse != 0) { rowKey, object, metadata, position, stop in
+                    let result = rowKey.collection.withCString { collection in
+                        rowKey.key.withCString { key in
+                            object.withUnsafeBytes { objectBytes in
+                                withBytes(metadata) { metadataPointer, metadataSize in
+                                    callback(ctx, collection, key, UInt(position),
+                                             objectBytes.baseAddress, UInt(objectBytes.count),
+                                             metadataPointer, metadataSize)
+                                }
+                            }
+                        }
+                    }
+                    stop = result != 0
+                }
+            }
+        }
+    }
+}
+
+@_cdecl("ydb_view_find")
+public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
+                          _ findFlavour: Int32, _ callback: CFindCallback?, _ ctx: UnsafeMutableRawPointer?,
+                          _ outStart: UnsafeMutablePointer<UInt>?, _ outEnd: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let start = try required(outStart, "out_start")
+        let end = try required(outEnd, "out_end")
+        start.pointee = 0
+        end.pointee = 0
+        let groupName = try string(group, "group")
+        guard let callback else { throw YDBError(.invalidArgument, "find callback is NULL") }
+        let find = ViewFind(flavour: try flavour(findFlavour, "flavour")) { row in
+            var result: Int32 = 0
+            let status = withCViewRow(row) { cRow in insideViewCallback { callback(ctx, cRow, &result) } }
+            if status != 0 { throw YDBError(.callbackFailed, "find callback failed (returned \(status))") }
+            return order(result)
+        }
+        let range = try withView(handle, view) { box, viewTransaction in
+            try box.connection.whileRunningCallbacks { try viewTransaction.find(inGroup: groupName, using: find) }
+        }
+        guard let range else { throw YDBError(.notFound, "no row of group '\(groupName)' matches") }
+        start.pointee = UInt(range.lowerBound)
+        end.pointee = UInt(range.upperBound)
+    }
+}
+
+// MARK: - Changes in notifications
+
+private func notifications(_ handle: OpaquePointer?) throws -> [CommitNotification] {
+    try lookup(handle, NotificationListBox.self, "notification list").notifications
+}
+
+@_cdecl("ydb_view_has_changes")
+public func ydb_view_has_changes(_ list: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                 _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let items = try notifications(list)
+        out.pointee = items.hasChanges(forView: try string(view, "view name")) ? 1 : 0
+    }
+}
+
+@_cdecl("ydb_view_has_changes_in_group")
+public func ydb_view_has_changes_in_group(_ list: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                                          _ group: UnsafePointer<CChar>?,
+                                          _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outFlag, "out_flag")
+        out.pointee = 0
+        let items = try notifications(list)
+        let viewName = try string(view, "view name")
+        out.pointee = items.hasChanges(forGroup: try string(group, "group"), inView: viewName) ? 1 : 0
+    }
+}

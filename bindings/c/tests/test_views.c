@@ -1,0 +1,748 @@
+/*
+** test_views.c -- views through the C ABI: registration over existing rows,
+** every mutation, callbacks and their laws (invoke options, failures,
+** destructors), persistence across restarts, queries, find, enumeration,
+** snapshot isolation, hostile names and misuse.
+*/
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#include <unistd.h>
+
+#include "view_helpers.h"
+
+static const char *V = "byGroup";
+
+/* ---- population and mutations ---- */
+
+static void test_population_and_mutations(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter counter = {0};
+    size_t count = 0;
+    int calls;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(set_row(conn, "books", "b1", "a:3"));
+    CHECK_OK(set_row(conn, "books", "b2", "a:1"));
+    CHECK_OK(set_row(conn, "books", "b3", "b:2"));
+    CHECK_OK(set_row(conn, "books", "x1", "x:excluded"));
+
+    /* Registration populates from the existing rows. */
+    CHECK_OK(register_standard(db, V, "1", 1, &counter));
+    CHECK(counter.grouping_calls == 4);
+    CHECK(group_count(conn, V, "a") == 2);
+    CHECK(group_count(conn, V, "b") == 1);
+    CHECK(key_at_is(conn, V, "a", 0, "b2"));
+    CHECK(key_at_is(conn, V, "a", 1, "b1"));
+
+    /* Insert in the middle. */
+    CHECK_OK(set_row(conn, "books", "b4", "a:2"));
+    CHECK(key_at_is(conn, V, "a", 1, "b4"));
+    CHECK(group_count(conn, V, "a") == 3);
+
+    /* A row moves to another group. */
+    CHECK_OK(set_row(conn, "books", "b4", "b:0"));
+    CHECK(group_count(conn, V, "a") == 2);
+    CHECK(key_at_is(conn, V, "b", 0, "b4"));
+
+    /* A row becomes excluded, then comes back. */
+    CHECK_OK(set_row(conn, "books", "b3", "xb:2"));
+    CHECK(group_count(conn, V, "b") == 1);
+    CHECK_OK(set_row(conn, "books", "b3", "b:9"));
+    CHECK(key_at_is(conn, V, "b", 1, "b3"));
+
+    /* Replace the object: re-grouped and re-sorted. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_replace_object(txn, "books", "b1", "a:0", 3));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(key_at_is(conn, V, "a", 0, "b1"));
+
+    /* Metadata-only changes do not run object-flavour callbacks. */
+    calls = counter.grouping_calls + counter.sorting_calls;
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_replace_metadata(txn, "books", "b1", "m", 1));
+    CHECK_OK(ydb_txn_touch_metadata(txn, "books", "b2"));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(counter.grouping_calls + counter.sorting_calls == calls);
+
+    /* Touching the object runs the grouping callback again (default). */
+    calls = counter.grouping_calls;
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_touch_object(txn, "books", "b1"));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(counter.grouping_calls == calls + 1);
+    CHECK(key_at_is(conn, V, "a", 0, "b1"));
+
+    /* Remove one, several, a collection, everything. */
+    CHECK_OK(remove_row(conn, "books", "b1"));
+    CHECK(group_count(conn, V, "a") == 1);
+    CHECK_OK(set_row(conn, "other", "o1", "a:5"));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_remove_all_objects(txn, "books"));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(group_count(conn, V, "a") == 1);
+    CHECK(group_count(conn, V, "b") == 0);
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_remove_all_objects_in_all_collections(txn));
+    CHECK_OK(ydb_txn_commit(txn));
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_count_all(txn, V, &count));
+    CHECK(count == 0);
+    {
+        int empty = 0;
+        CHECK_OK(ydb_view_is_empty(txn, V, &empty));
+        CHECK(empty == 1);
+        CHECK_OK(ydb_view_group_count(txn, V, &count));
+        CHECK(count == 0);
+    }
+    ydb_txn_end(txn);
+
+    CHECK(counter.destroyed == 0);
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(db));
+    CHECK(counter.destroyed == 1); /* closing the database releases the view */
+}
+
+/* ---- invoke options: a key-flavour view runs on insert only ---- */
+
+static int group_constant(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+    view_counter *counter = (view_counter *)ctx;
+    counter->grouping_calls++;
+    if (row->object != NULL || row->metadata != NULL) return 1; /* key flavour reads neither */
+    return ydb_group_result_set(result, "all");
+}
+
+static int sort_by_key(void *ctx, const char *group, const ydb_view_row *a,
+                       const ydb_view_row *b, int *out_order) {
+    view_counter *counter = (view_counter *)ctx;
+    (void)group;
+    counter->sorting_calls++;
+    *out_order = strcmp(a->key, b->key);
+    return 0;
+}
+
+static void test_key_flavour(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter counter = {0};
+    ydb_view_definition def;
+    int calls;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(ydb_view_definition_init(&def));
+    CHECK(def.persistent == 1 && def.grouping_invoke == YDB_INVOKE_DEFAULT);
+    def.grouping = group_constant;
+    def.grouping_flavour = YDB_FLAVOUR_KEY;
+    def.sorting = sort_by_key;
+    def.sorting_flavour = YDB_FLAVOUR_KEY;
+    CHECK_OK(ydb_view_register(db, "keys", &def, &counter, counter_destroy));
+    CHECK_OK(set_row(conn, "c", "k2", "v"));
+    CHECK_OK(set_row(conn, "c", "k1", "v"));
+    CHECK_OK(set_row(conn, "c", "k3", "v"));
+    CHECK(counter.grouping_calls == 3);
+    calls = counter.grouping_calls + counter.sorting_calls;
+    CHECK_OK(set_row(conn, "c", "k2", "changed"));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_touch_row(txn, "c", "k1"));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(counter.grouping_calls + counter.sorting_calls == calls);
+    CHECK(key_at_is(conn, "keys", "all", 0, "k1"));
+    CHECK(key_at_is(conn, "keys", "all", 2, "k3"));
+
+    /* Explicit invoke options: metadata changes now re-run grouping. */
+    def.grouping_invoke = YDB_INVOKE_METADATA_MODIFIED;
+    def.version_tag = "2";
+    CHECK_OK(ydb_view_register(db, "keys", &def, &counter, counter_destroy));
+    CHECK(counter.destroyed == 1); /* the old callbacks were replaced */
+    calls = counter.grouping_calls;
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_replace_metadata(txn, "c", "k1", "m", 1));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(counter.grouping_calls == calls + 1);
+
+    /* Bad flavours and invoke bits are refused (and destroy still runs). */
+    def.grouping_flavour = 9;
+    CHECK_RC(ydb_view_register(db, "bad", &def, &counter, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(counter.destroyed == 2);
+    def.grouping_flavour = YDB_FLAVOUR_KEY;
+    def.sorting_invoke = 64;
+    CHECK_RC(ydb_view_register(db, "bad", &def, &counter, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(counter.destroyed == 3);
+
+    CHECK_OK(ydb_view_unregister(db, "keys"));
+    CHECK(counter.destroyed == 4);
+    CHECK_OK(ydb_view_unregister(db, "keys")); /* unknown: left alone */
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(counter.destroyed == 4);
+}
+
+/* ---- persistence: same tag, changed tag, non-persistent ---- */
+
+static void test_persistence(void) {
+    char path[] = "/tmp/ydbview-views-XXXXXX";
+    int fd = mkstemp(path);
+    ydb_database *db;
+    ydb_connection *conn;
+    view_counter first = {0}, second = {0}, third = {0}, fourth = {0};
+
+    REQUIRE_OK(fd >= 0 ? YDB_OK : YDB_ERROR);
+    close(fd);
+    unlink(path);
+    REQUIRE_OK(ydb_database_open(path, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(set_row(conn, "c", "k1", "g:2"));
+    CHECK_OK(set_row(conn, "c", "k2", "g:1"));
+    CHECK_OK(register_standard(db, V, "v1", 1, &first));
+    CHECK_OK(register_standard(db, "memory", "v1", 0, &third));
+    CHECK(first.grouping_calls == 2);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(first.destroyed == 1 && third.destroyed == 1);
+
+    /* Same tag after a restart: no callback at all, contents intact. */
+    REQUIRE_OK(ydb_database_open(path, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    {
+        ydb_txn *txn;
+        int registered = 1;
+        REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+        CHECK_OK(ydb_view_is_registered(txn, V, &registered));
+        CHECK(registered == 0); /* not until registered again */
+        CHECK_RC(ydb_view_count_all(txn, V, &(size_t){0}), YDB_NOTFOUND);
+        ydb_txn_end(txn);
+    }
+    CHECK_OK(register_standard(db, V, "v1", 1, &second));
+    CHECK(second.grouping_calls == 0 && second.sorting_calls == 0);
+    CHECK(key_at_is(conn, V, "g", 0, "k2"));
+    CHECK(group_count(conn, V, "g") == 2);
+    /* The non-persistent view repopulates. */
+    memset(&third, 0, sizeof third);
+    CHECK_OK(register_standard(db, "memory", "v1", 0, &third));
+    CHECK(third.grouping_calls == 2);
+    /* A changed tag repopulates. */
+    CHECK_OK(register_standard(db, V, "v2", 1, &fourth));
+    CHECK(second.destroyed == 1);
+    CHECK(fourth.grouping_calls == 2);
+    CHECK(group_count(conn, V, "g") == 2);
+    {
+        ydb_txn *txn;
+        char *tag = NULL;
+        REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+        CHECK_OK(ydb_view_version_tag(txn, V, &tag));
+        CHECK(tag != NULL && strcmp(tag, "v2") == 0);
+        ydb_free(tag);
+        ydb_txn_end(txn);
+    }
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(fourth.destroyed == 1 && third.destroyed == 1);
+    unlink(path);
+}
+
+/* ---- two views, registered names, has_changes ---- */
+
+static int collect_names(void *ctx, const char *name) {
+    char *out = (char *)ctx;
+    strcat(out, name);
+    strcat(out, ";");
+    return 0;
+}
+
+static void test_two_views_and_changes(void) {
+    ydb_database *db;
+    ydb_connection *conn, *reader;
+    view_counter a = {0}, b = {0};
+    ydb_notification_list *skipped = NULL;
+    char names[256] = "";
+    int flag = -1;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    REQUIRE_OK(ydb_connection_open(db, &reader));
+    CHECK_OK(register_standard(db, "one", "", 1, &a));
+    CHECK_OK(register_standard(db, "two", "", 0, &b));
+    CHECK_OK(ydb_view_enumerate_registered(db, collect_names, names));
+    CHECK(strcmp(names, "one;two;") == 0);
+    REQUIRE_OK(ydb_connection_begin_long_lived_read(reader, NULL));
+    CHECK_OK(set_row(conn, "c", "k", "g:1"));
+    CHECK(group_count(conn, "one", "g") == 1 && group_count(conn, "two", "g") == 1);
+    CHECK(a.grouping_calls == 1 && b.grouping_calls == 1);
+    REQUIRE_OK(ydb_connection_begin_long_lived_read(reader, &skipped));
+    CHECK_OK(ydb_view_has_changes(skipped, "one", &flag));
+    CHECK(flag == 1);
+    CHECK_OK(ydb_view_has_changes(skipped, "nope", &flag));
+    CHECK(flag == 0);
+    CHECK_OK(ydb_view_has_changes_in_group(skipped, "two", "g", &flag));
+    CHECK(flag == 1);
+    CHECK_OK(ydb_view_has_changes_in_group(skipped, "two", "h", &flag));
+    CHECK(flag == 0);
+    CHECK_RC(ydb_view_has_changes(NULL, "one", &flag), YDB_MISUSE);
+    ydb_notification_list_free(skipped);
+
+    CHECK_OK(ydb_view_unregister(db, "one"));
+    CHECK(a.destroyed == 1 && b.destroyed == 0);
+    names[0] = '\0';
+    CHECK_OK(ydb_view_enumerate_registered(db, collect_names, names));
+    CHECK(strcmp(names, "two;") == 0);
+    ydb_connection_close(reader);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(b.destroyed == 1);
+}
+
+/* ---- queries, enumeration, find ---- */
+
+typedef struct {
+    char keys[512];
+    size_t indexes[32];
+    int count;
+    int stop_after;
+    size_t metadata_rows;
+} key_list;
+
+static int collect_key(void *ctx, const char *collection, const char *key, size_t index) {
+    key_list *list = (key_list *)ctx;
+    (void)collection;
+    strcat(list->keys, key);
+    strcat(list->keys, ",");
+    if (list->count < 32) list->indexes[list->count] = index;
+    list->count++;
+    return list->stop_after != 0 && list->count >= list->stop_after;
+}
+
+static int collect_row(void *ctx, const char *collection, const char *key, size_t index,
+                       const void *object, size_t object_size, const void *metadata,
+                       size_t metadata_size) {
+    key_list *list = (key_list *)ctx;
+    (void)object;
+    (void)object_size;
+    (void)metadata_size;
+    if (metadata != NULL) list->metadata_rows++;
+    return collect_key(ctx, collection, key, index);
+}
+
+/* Finds rows whose sort key starts with the digit in ctx. */
+static int find_digit(void *ctx, const ydb_view_row *row, int *out_order) {
+    char want = *(const char *)ctx;
+    const char *object = (const char *)row->object;
+    char have = object[group_length(object, row->object_size) + 1];
+    *out_order = (have > want) - (have < want);
+    return 0;
+}
+
+static int find_fails(void *ctx, const ydb_view_row *row, int *out_order) {
+    (void)ctx;
+    (void)row;
+    (void)out_order;
+    return 3;
+}
+
+static void test_queries(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter counter = {0};
+    key_list list;
+    char *collection = NULL, *key = NULL, *group = NULL;
+    void *data = NULL, *meta = NULL;
+    size_t size = 0, meta_size = 0, index = 99, start = 99, end = 99;
+    int flag = -1;
+    char digit;
+    const char *rows[][2] = {{"k1", "g:1a"}, {"k2", "g:2a"}, {"k3", "g:2b"},
+                             {"k4", "g:2c"}, {"k5", "g:3a"}, {"k6", "h:1"}};
+    size_t i;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(register_standard(db, V, "", 1, &counter));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_OK(ydb_txn_set_object(txn, "c", rows[i][0], rows[i][1], strlen(rows[i][1]),
+                                    i == 0 ? "meta" : NULL, i == 0 ? 4 : 0));
+    CHECK_OK(ydb_txn_commit(txn));
+
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_group_count(txn, V, &size));
+    CHECK(size == 2);
+    CHECK_OK(ydb_view_has_group(txn, V, "g", &flag));
+    CHECK(flag == 1);
+    CHECK_OK(ydb_view_has_group(txn, V, "zzz", &flag));
+    CHECK(flag == 0);
+    CHECK_OK(ydb_view_count_in_group(txn, V, "zzz", &size));
+    CHECK(size == 0);
+    CHECK_OK(ydb_view_count_all(txn, V, &size));
+    CHECK(size == 6);
+    CHECK_OK(ydb_view_first_key(txn, V, "g", &collection, &key));
+    CHECK(strcmp(collection, "c") == 0 && strcmp(key, "k1") == 0);
+    ydb_free(collection);
+    ydb_free(key);
+    CHECK_OK(ydb_view_last_key(txn, V, "g", &collection, &key));
+    CHECK(strcmp(key, "k5") == 0);
+    ydb_free(collection);
+    ydb_free(key);
+    collection = key = (char *)"garbage";
+    CHECK_RC(ydb_view_key_at(txn, V, "g", 5, &collection, &key), YDB_NOTFOUND);
+    CHECK(collection == NULL && key == NULL);
+    CHECK_RC(ydb_view_first_key(txn, V, "zzz", &collection, &key), YDB_NOTFOUND);
+    CHECK_RC(ydb_view_key_at(txn, V, "zzz", 0, &collection, &key), YDB_NOTFOUND);
+
+    CHECK_OK(ydb_view_object_at(txn, V, "g", 1, &data, &size));
+    CHECK(size == 4 && memcmp(data, "g:2a", 4) == 0);
+    ydb_free(data);
+    CHECK_OK(ydb_view_metadata_at(txn, V, "g", 0, &data, &size));
+    CHECK(size == 4 && memcmp(data, "meta", 4) == 0);
+    ydb_free(data);
+    CHECK_RC(ydb_view_metadata_at(txn, V, "g", 1, &data, &size), YDB_NOTFOUND);
+    CHECK(data == NULL && size == 0);
+    CHECK_OK(ydb_view_row_at(txn, V, "g", 0, &data, &size, &meta, &meta_size));
+    CHECK(size == 4 && meta_size == 4 && meta != NULL);
+    ydb_free(data);
+    ydb_free(meta);
+    CHECK_RC(ydb_view_row_at(txn, V, "g", 99, &data, &size, &meta, &meta_size), YDB_NOTFOUND);
+    CHECK(data == NULL && meta == NULL);
+
+    CHECK_OK(ydb_view_position(txn, V, "c", "k4", &group, &index));
+    CHECK(strcmp(group, "g") == 0 && index == 3);
+    ydb_free(group);
+    group = (char *)"garbage";
+    CHECK_RC(ydb_view_position(txn, V, "c", "missing", &group, &index), YDB_NOTFOUND);
+    CHECK(group == NULL && index == 0);
+
+    /* Enumeration: all, a range, reversed, clipped, stopped early. */
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_keys(txn, V, "g", 0, YDB_INDEX_END, 0, collect_key, &list));
+    CHECK(strcmp(list.keys, "k1,k2,k3,k4,k5,") == 0);
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_keys(txn, V, "g", 1, 3, 0, collect_key, &list));
+    CHECK(strcmp(list.keys, "k2,k3,") == 0 && list.indexes[0] == 1 && list.indexes[1] == 2);
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_keys(txn, V, "g", 1, 4, 1, collect_key, &list));
+    CHECK(strcmp(list.keys, "k4,k3,k2,") == 0 && list.indexes[0] == 3);
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_keys(txn, V, "g", 3, 100, 0, collect_key, &list));
+    CHECK(strcmp(list.keys, "k4,k5,") == 0);
+    memset(&list, 0, sizeof list);
+    list.stop_after = 2;
+    CHECK_OK(ydb_view_enumerate_rows(txn, V, "g", 0, YDB_INDEX_END, 1, collect_row, &list));
+    CHECK(strcmp(list.keys, "k5,k4,") == 0);
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_rows(txn, V, "g", 0, YDB_INDEX_END, 0, collect_row, &list));
+    CHECK(list.count == 5 && list.metadata_rows == 1);
+    CHECK_RC(ydb_view_enumerate_keys(txn, V, "g", 3, 1, 0, collect_key, &list), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_view_enumerate_keys(txn, V, "g", 0, 1, 0, NULL, &list), YDB_INVALID_ARGUMENT);
+    memset(&list, 0, sizeof list);
+    CHECK_OK(ydb_view_enumerate_keys(txn, V, "zzz", 0, YDB_INDEX_END, 0, collect_key, &list));
+    CHECK(list.count == 0);
+
+    /* Groups, in order. */
+    {
+        char names[64] = "";
+        CHECK_OK(ydb_view_enumerate_groups(txn, V, collect_names, names));
+        CHECK(strcmp(names, "g;h;") == 0);
+    }
+
+    /* Find: the range of "2x" rows, none for "9", a failing callback. */
+    digit = '2';
+    CHECK_OK(ydb_view_find(txn, V, "g", YDB_FLAVOUR_OBJECT, find_digit, &digit, &start, &end));
+    CHECK(start == 1 && end == 4);
+    digit = '1';
+    CHECK_OK(ydb_view_find(txn, V, "g", YDB_FLAVOUR_OBJECT, find_digit, &digit, &start, &end));
+    CHECK(start == 0 && end == 1);
+    digit = '9';
+    CHECK_RC(ydb_view_find(txn, V, "g", YDB_FLAVOUR_OBJECT, find_digit, &digit, &start, &end),
+             YDB_NOTFOUND);
+    CHECK(start == 0 && end == 0);
+    CHECK_RC(ydb_view_find(txn, V, "zzz", YDB_FLAVOUR_OBJECT, find_digit, &digit, &start, &end),
+             YDB_NOTFOUND);
+    CHECK_RC(ydb_view_find(txn, V, "g", YDB_FLAVOUR_OBJECT, find_fails, NULL, &start, &end),
+             YDB_CALLBACK_FAILED);
+    CHECK_RC(ydb_view_find(txn, V, "g", 42, find_digit, &digit, &start, &end), YDB_INVALID_ARGUMENT);
+
+    /* Unknown views. */
+    CHECK_OK(ydb_view_is_registered(txn, "nope", &flag));
+    CHECK(flag == 0);
+    CHECK_RC(ydb_view_count_in_group(txn, "nope", "g", &size), YDB_NOTFOUND);
+    CHECK_RC(ydb_view_key_at(txn, "nope", "g", 0, &collection, &key), YDB_NOTFOUND);
+    ydb_txn_end(txn);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+}
+
+/* ---- snapshot isolation ---- */
+
+static void test_isolation(void) {
+    ydb_database *db;
+    ydb_connection *reader, *writer;
+    ydb_txn *old;
+    view_counter counter = {0};
+    size_t count = 0;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &reader));
+    REQUIRE_OK(ydb_connection_open(db, &writer));
+    CHECK_OK(register_standard(db, V, "", 1, &counter));
+    CHECK_OK(set_row(writer, "c", "k1", "g:1"));
+    REQUIRE_OK(ydb_txn_begin_read(reader, &old));
+    CHECK_OK(set_row(writer, "c", "k0", "g:0"));
+    CHECK_OK(set_row(writer, "c", "k1", "h:1"));
+    CHECK_OK(ydb_view_count_in_group(old, V, "g", &count));
+    CHECK(count == 1);
+    CHECK_OK(ydb_view_count_in_group(old, V, "h", &count));
+    CHECK(count == 0);
+    CHECK(key_at_is(writer, V, "g", 0, "k0"));
+    ydb_txn_end(old);
+    CHECK(group_count(reader, V, "h") == 1);
+    ydb_connection_close(writer);
+    ydb_connection_close(reader);
+    ydb_database_close(db);
+}
+
+/* ---- failing callbacks ---- */
+
+static void test_failures(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter counter = {0}, failing = {0}, unused = {0};
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    int exists = 1;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(register_standard(db, V, "", 1, &counter));
+
+    /* A failing grouping callback fails the write and the commit. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_txn_set_object(txn, "c", "ok", "g:1", 3, NULL, 0));
+    CHECK_RC(ydb_txn_set_object(txn, "c", "bad", "g:2", 3, NULL, 0), YDB_CALLBACK_FAILED);
+    CHECK(strstr(ydb_errmsg(), "view 'byGroup'") != NULL);
+    CHECK_RC(ydb_txn_set_object(txn, "c", "later", "g:3", 3, NULL, 0), YDB_MISUSE);
+    CHECK_RC(ydb_txn_commit(txn), YDB_CALLBACK_FAILED);
+    CHECK(missing(conn, "c", "ok") && missing(conn, "c", "bad"));
+    CHECK(group_count(conn, V, "g") == 0);
+
+    /* A failing sorting callback too. */
+    CHECK_OK(set_row(conn, "c", "k1", "g:1"));
+    counter.fail_sorting = 1;
+    CHECK_RC(set_row(conn, "c", "k2", "g:2"), YDB_CALLBACK_FAILED);
+    counter.fail_sorting = 0;
+    CHECK(missing(conn, "c", "k2"));
+    CHECK(group_count(conn, V, "g") == 1);
+
+    /* Registration over a failing row: nothing registered, destroy once. */
+    CHECK_OK(ydb_view_unregister(db, V));
+    CHECK(counter.destroyed == 1);
+    CHECK_OK(set_row(conn, "d", "bad", "g:1"));
+    CHECK_RC(register_standard(db, "second", "", 1, &failing), YDB_CALLBACK_FAILED);
+    CHECK(failing.destroyed == 1);
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_is_registered(txn, "second", &exists));
+    CHECK(exists == 0);
+    ydb_txn_end(txn);
+    CHECK_OK(remove_row(conn, "d", "bad"));
+    memset(&counter, 0, sizeof counter);
+    CHECK_OK(register_standard(db, V, "", 1, &counter));
+
+    /* Bad definitions: destroy runs exactly once, before the call returns. */
+    CHECK_RC(ydb_view_register(db, "x", NULL, &unused, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(unused.destroyed == 1);
+    CHECK_RC(ydb_view_register(db, "x", &def, &unused, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(unused.destroyed == 2);
+    def.grouping = group_by_prefix;
+    def.sorting = sort_by_suffix;
+    CHECK_RC(ydb_view_register(NULL, "x", &def, &unused, counter_destroy), YDB_MISUSE);
+    CHECK(unused.destroyed == 3);
+    CHECK_RC(ydb_view_register(db, NULL, &def, &unused, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(unused.destroyed == 4);
+    CHECK_RC(ydb_view_register(db, "\xff\xfe", &def, &unused, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(unused.destroyed == 5);
+    def.allowed_collection_count = 2;
+    CHECK_RC(ydb_view_register(db, "x", &def, &unused, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(unused.destroyed == 6);
+    CHECK_RC(ydb_view_register(db, "nodestroy", &def, NULL, NULL), YDB_INVALID_ARGUMENT);
+    def.allowed_collection_count = 0;
+
+    /* A read-write transaction open on this thread: registering would wait
+    ** for itself. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_RC(register_standard(db, "third", "", 1, &unused), YDB_MISUSE);
+    CHECK(unused.destroyed == 7);
+    CHECK_RC(ydb_view_unregister(db, V), YDB_MISUSE);
+    ydb_txn_rollback(txn);
+
+    /* Calling back into the running connection from a callback is refused. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    counter.reenter_txn = txn;
+    counter.reentry_status = -1;
+    CHECK_OK(ydb_txn_set_object(txn, "c", "k3", "g:3", 3, NULL, 0));
+    CHECK(counter.reentry_status == YDB_MISUSE);
+    counter.reenter_txn = NULL;
+    CHECK_OK(ydb_txn_commit(txn));
+
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(counter.destroyed == 1);
+}
+
+/* ---- changing the definition inside a transaction ---- */
+
+static int group_by_key(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+    view_counter *counter = (view_counter *)ctx;
+    counter->grouping_calls++;
+    return ydb_group_result_set(result, row->key);
+}
+
+static void test_set_definition(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter old = {0}, rolled = {0}, same = {0}, kept = {0};
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(register_standard(db, V, "1", 1, &old));
+    CHECK_OK(set_row(conn, "c", "k1", "g:1"));
+    CHECK_OK(set_row(conn, "c", "k2", "g:2"));
+    def.grouping = group_by_key;
+    def.grouping_flavour = YDB_FLAVOUR_KEY;
+    def.sorting = sort_by_key;
+    def.sorting_flavour = YDB_FLAVOUR_KEY;
+    def.version_tag = "2";
+
+    /* Rolled back: the new callbacks are released, the old ones stay. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_view_set_definition(txn, V, &def, &rolled, counter_destroy));
+    CHECK(rolled.grouping_calls == 2);
+    CHECK_OK(ydb_view_count_in_group(txn, V, "k1", &(size_t){0}));
+    CHECK_OK(ydb_txn_rollback(txn));
+    CHECK(rolled.destroyed == 1 && old.destroyed == 0);
+    CHECK(group_count(conn, V, "g") == 2);
+    CHECK_OK(set_row(conn, "c", "k3", "g:3"));
+    CHECK(group_count(conn, V, "g") == 3);
+
+    /* Same tag: nothing happens, the given callbacks are released at once. */
+    def.version_tag = "1";
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_view_set_definition(txn, V, &def, &same, counter_destroy));
+    CHECK(same.destroyed == 1 && same.grouping_calls == 0);
+    CHECK_OK(ydb_txn_commit(txn));
+
+    /* Committed: regrouped, the old callbacks are released. */
+    def.version_tag = "2";
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_OK(ydb_view_set_definition(txn, V, &def, &kept, counter_destroy));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(old.destroyed == 1 && kept.destroyed == 0);
+    CHECK(group_count(conn, V, "g") == 0);
+    CHECK(group_count(conn, V, "k2") == 1);
+
+    /* Misuse: read transaction, unknown view. */
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_RC(ydb_view_set_definition(txn, V, &def, &same, counter_destroy), YDB_MISUSE);
+    CHECK(same.destroyed == 2);
+    ydb_txn_end(txn);
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_RC(ydb_view_set_definition(txn, "nope", &def, &same, counter_destroy), YDB_NOTFOUND);
+    CHECK(same.destroyed == 3);
+    ydb_txn_rollback(txn);
+
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(kept.destroyed == 1);
+}
+
+/* ---- hostile names and allowed collections ---- */
+
+static void test_hostile_names(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    view_counter counter = {0};
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    const char *view = "it's \"quoted\"; DROP TABLE ydb_rows; -- \xf0\x9f\x8e\x89";
+    const char *collection = "col'\" \xc3\xa9t\xc3\xa9";
+    const char *allowed[1];
+    char *group = NULL;
+    size_t index = 9, count = 0;
+
+    allowed[0] = collection;
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    def.grouping = group_by_prefix;
+    def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+    def.sorting = sort_by_suffix;
+    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+    def.version_tag = "t'ag";
+    def.allowed_collections = allowed;
+    def.allowed_collection_count = 1;
+    CHECK_OK(ydb_view_register(db, view, &def, &counter, counter_destroy));
+    CHECK_OK(set_row(conn, collection, "k'1", "gr\"oup \xe2\x9c\x93:1"));
+    CHECK_OK(set_row(conn, "elsewhere", "k2", "gr\"oup \xe2\x9c\x93:0"));
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_count_in_group(txn, view, "gr\"oup \xe2\x9c\x93", &count));
+    CHECK(count == 1); /* the other collection is not allowed */
+    CHECK_OK(ydb_view_position(txn, view, collection, "k'1", &group, &index));
+    CHECK(group != NULL && strcmp(group, "gr\"oup \xe2\x9c\x93") == 0 && index == 0);
+    ydb_free(group);
+    ydb_txn_end(txn);
+    CHECK(counter.grouping_calls == 1);
+    CHECK_OK(ydb_view_unregister(db, view));
+    CHECK(counter.destroyed == 1);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+}
+
+/* ---- misuse: NULL and stale handles, NULL outputs ---- */
+
+static void test_misuse(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn, *stale;
+    view_counter counter = {0};
+    size_t count = 7;
+    char *collection, *key;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK_OK(register_standard(db, V, "", 1, &counter));
+    CHECK_RC(ydb_view_count_all(NULL, V, &count), YDB_MISUSE);
+    CHECK(count == 0);
+    REQUIRE_OK(ydb_txn_begin_read(conn, &stale));
+    ydb_txn_end(stale);
+    CHECK_RC(ydb_view_count_all(stale, V, &count), YDB_MISUSE);
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_RC(ydb_view_count_all(txn, V, NULL), YDB_MISUSE);
+    CHECK_RC(ydb_view_count_all(txn, NULL, &count), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_view_count_in_group(txn, V, NULL, &count), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_view_key_at(txn, V, "g", 0, NULL, &key), YDB_MISUSE);
+    CHECK_RC(ydb_view_key_at(txn, V, "g", (size_t)-1, &collection, &key), YDB_NOTFOUND);
+    CHECK_RC(ydb_view_enumerate_groups(txn, V, NULL, NULL), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_group_result_set(NULL, "g"), YDB_MISUSE);
+    CHECK_RC(ydb_view_definition_init(NULL), YDB_MISUSE);
+    CHECK_RC(ydb_view_enumerate_registered(NULL, collect_names, NULL), YDB_MISUSE);
+    ydb_txn_end(txn);
+    CHECK_RC(ydb_view_unregister((ydb_database *)conn, V), YDB_MISUSE);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK_RC(ydb_view_unregister(db, V), YDB_MISUSE);
+    CHECK(counter.destroyed == 1);
+}
+
+int main(void) {
+    test_population_and_mutations();
+    test_key_flavour();
+    test_persistence();
+    test_two_views_and_changes();
+    test_queries();
+    test_isolation();
+    test_failures();
+    test_set_definition();
+    test_hostile_names();
+    test_misuse();
+    return check_summary();
+}

@@ -1,0 +1,125 @@
+/*
+** view_helpers.h -- a small view shared by the view, mappings and changeset
+** tests: objects are "GROUP:SORTKEY" strings; the grouping callback puts a
+** row in GROUP (objects starting with "x" are left out, key "bad" fails),
+** the sorting callback orders by SORTKEY. A counter records every call and
+** the destructor.
+*/
+#ifndef YDBVIEW_TESTS_VIEW_HELPERS_H
+#define YDBVIEW_TESTS_VIEW_HELPERS_H
+
+#include "check.h"
+
+typedef struct {
+    int grouping_calls;
+    int sorting_calls;
+    int destroyed;
+    int fail_sorting;      /* nonzero: the sorting callback fails */
+    int reentry_status;    /* what a call back into ydb returned, if tried */
+    ydb_txn *reenter_txn;  /* when set, the grouping callback calls into it */
+} view_counter;
+
+static inline void counter_destroy(void *ctx) { ((view_counter *)ctx)->destroyed++; }
+
+/* Length of the GROUP part of an object (up to ':' or the end). */
+static inline size_t group_length(const char *object, size_t size) {
+    size_t n = 0;
+    while (n < size && object[n] != ':') n++;
+    return n;
+}
+
+static inline int group_by_prefix(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+    view_counter *counter = (view_counter *)ctx;
+    const char *object = (const char *)row->object;
+    char group[64];
+    size_t n;
+    counter->grouping_calls++;
+    if (counter->reenter_txn != NULL) {
+        int exists = 0;
+        counter->reentry_status = ydb_txn_exists(counter->reenter_txn, "c", "k", &exists);
+    }
+    if (strcmp(row->key, "bad") == 0) return 7;
+    if (object == NULL) return 1; /* an object flavour always gets the object */
+    if (row->object_size > 0 && object[0] == 'x') return 0; /* excluded */
+    n = group_length(object, row->object_size);
+    if (n >= sizeof group) n = sizeof group - 1;
+    memcpy(group, object, n);
+    group[n] = '\0';
+    return ydb_group_result_set(result, group);
+}
+
+static inline int sort_by_suffix(void *ctx, const char *group, const ydb_view_row *a,
+                          const ydb_view_row *b, int *out_order) {
+    view_counter *counter = (view_counter *)ctx;
+    const char *left = (const char *)a->object, *right = (const char *)b->object;
+    size_t left_start = group_length(left, a->object_size) + 1;
+    size_t right_start = group_length(right, b->object_size) + 1;
+    size_t left_size = a->object_size > left_start ? a->object_size - left_start : 0;
+    size_t right_size = b->object_size > right_start ? b->object_size - right_start : 0;
+    size_t common = left_size < right_size ? left_size : right_size;
+    int order = common ? memcmp(left + left_start, right + right_start, common) : 0;
+    (void)group;
+    counter->sorting_calls++;
+    if (counter->fail_sorting) return 1;
+    if (order == 0) order = (left_size > right_size) - (left_size < right_size);
+    *out_order = order;
+    return 0;
+}
+
+/* Registers the standard view (object flavour) under `name` with `tag`. */
+static inline int register_standard(ydb_database *db, const char *name, const char *tag,
+                             int persistent, view_counter *counter) {
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    def.grouping = group_by_prefix;
+    def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+    def.sorting = sort_by_suffix;
+    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+    def.version_tag = tag;
+    def.persistent = persistent;
+    return ydb_view_register(db, name, &def, counter, counter_destroy);
+}
+
+/* Runs one write in its own transaction: set (metadata may be NULL). */
+static inline int set_row(ydb_connection *conn, const char *collection, const char *key,
+                   const char *object) {
+    return put(conn, collection, key, object, NULL);
+}
+
+static inline int remove_row(ydb_connection *conn, const char *collection, const char *key) {
+    ydb_txn *txn = NULL;
+    int rc = ydb_txn_begin_read_write(conn, &txn);
+    if (rc != YDB_OK) return rc;
+    rc = ydb_txn_remove_object(txn, collection, key);
+    if (rc != YDB_OK) {
+        ydb_txn_rollback(txn);
+        return rc;
+    }
+    return ydb_txn_commit(txn);
+}
+
+/* The key at `index` of `group` equals `want` (checked in a fresh read). */
+static inline int key_at_is(ydb_connection *conn, const char *view, const char *group,
+                     size_t index, const char *want) {
+    ydb_txn *txn = NULL;
+    char *collection = NULL, *key = NULL;
+    int same = 0;
+    if (ydb_txn_begin_read(conn, &txn) != YDB_OK) return 0;
+    if (ydb_view_key_at(txn, view, group, index, &collection, &key) == YDB_OK)
+        same = strcmp(key, want) == 0;
+    ydb_free(collection);
+    ydb_free(key);
+    ydb_txn_end(txn);
+    return same;
+}
+
+/* Rows in `group` (or (size_t)-1 when the query fails). */
+static inline size_t group_count(ydb_connection *conn, const char *view, const char *group) {
+    ydb_txn *txn = NULL;
+    size_t count = (size_t)-1;
+    if (ydb_txn_begin_read(conn, &txn) != YDB_OK) return count;
+    if (ydb_view_count_in_group(txn, view, group, &count) != YDB_OK) count = (size_t)-1;
+    ydb_txn_end(txn);
+    return count;
+}
+
+#endif

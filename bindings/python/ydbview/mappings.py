@@ -1,0 +1,654 @@
+"""Mappings (a view's groups as table sections) and changesets (what a
+table must do to follow the view from one snapshot to a later one).
+
+>>> mappings = Mappings(["sci-fi", "fantasy"], "books")            # doctest: +SKIP
+>>> mappings.set_range_options("sci-fi", RangeOptions.fixed(20, offset=0, pin="beginning"))
+>>> ui.begin_long_lived_read_transaction()
+>>> with ui.read() as t:
+...     mappings.update(t)
+>>> mappings.number_of_sections, mappings.number_of_items_in_section(0)
+>>> # after commits elsewhere:
+>>> changeset = mappings.changes(ui.begin_long_lived_read_transaction())
+>>> for change in changeset.row_changes: print(change.to_dict())
+
+Method names are YapDatabase's in snake_case; setters take the group
+first. Lookups that find nothing return None. A ``Mappings`` is meant for
+one thread (like the table it drives); the C layer locks it, so sharing it
+never corrupts memory, but the answers then depend on timing.
+"""
+
+from __future__ import annotations
+
+import enum
+import weakref
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+from . import _callbacks, _ffi
+from ._ffi import lib
+from .errors import Status
+from .views import _NotificationList, _encode, _index, _text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .store import CommitNotification, ReadTransaction
+
+__all__ = [
+    "IndexPath",
+    "RangePosition",
+    "RangeOptions",
+    "Mappings",
+    "Changeset",
+    "ViewSectionChange",
+    "ViewRowChange",
+    "ChangeType",
+    "SectionChangeType",
+    "ChangeFlags",
+]
+
+
+def _check(status: int) -> None:
+    from .store import _check as check
+
+    check(status)
+
+
+class IndexPath(NamedTuple):
+    """A table position."""
+
+    section: int
+    row: int
+
+
+class RangePosition(NamedTuple):
+    """Where a group's window stands in the whole group, in display order."""
+
+    offset_from_beginning: int
+    offset_from_end: int
+    length: int
+
+
+_PINS = {"beginning": 0, "end": 1}
+_GROWS = {"pin_side": 0, "non_pin_side": 1, "both_sides": 2}
+
+
+@dataclass(frozen=True)
+class RangeOptions:
+    """A window onto one group: ``length`` rows, ``offset`` rows away from
+    ``pin`` ("beginning" or "end"). Fixed ranges never move; flexible ones
+    follow their rows, keeping at most ``max_length`` (None: no limit) and at
+    least ``min_length`` rows, growing at the edges ``grow`` allows
+    ("pin_side", "non_pin_side", "both_sides"). Values are checked when set
+    on a mappings (``InvalidArgumentError``)."""
+
+    kind: str
+    length: int
+    offset: int = 0
+    pin: str = "beginning"
+    max_length: Optional[int] = None
+    min_length: int = 0
+    grow: str = "pin_side"
+
+    @classmethod
+    def fixed(cls, length: int, offset: int = 0, pin: str = "beginning") -> "RangeOptions":
+        return cls("fixed", length, offset, pin, length, 0, "pin_side")
+
+    @classmethod
+    def flexible(cls, length: int, offset: int = 0, pin: str = "beginning", *,
+                 max_length: Optional[int] = None, min_length: int = 0,
+                 grow: str = "pin_side") -> "RangeOptions":
+        return cls("flexible", length, offset, pin, max_length, min_length, grow)
+
+    @property
+    def is_fixed(self) -> bool:
+        return self.kind == "fixed"
+
+    @property
+    def is_flexible(self) -> bool:
+        return self.kind == "flexible"
+
+
+class ChangeType(enum.IntEnum):
+    """A row change's type (``YDB_CHANGE_*``, YapDatabaseViewChangeType)."""
+
+    INSERT = 1
+    DELETE = 2
+    MOVE = 3
+    UPDATE = 4
+
+
+class SectionChangeType(enum.IntEnum):
+    INSERT = 1
+    DELETE = 2
+
+
+class ChangeFlags(enum.IntFlag):
+    """What changed (``YDB_CHANGED_*``, YapDatabaseViewChangesBitMask)."""
+
+    NONE = 0
+    OBJECT = 1
+    METADATA = 2
+    DEPENDENCY = 4
+
+
+@dataclass(frozen=True)
+class ViewSectionChange:
+    """A section inserted (``index`` final) or deleted (``index`` original)."""
+
+    type: SectionChangeType
+    index: int
+    group: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"type": self.type.name.lower(), "index": self.index, "group": self.group}
+
+
+@dataclass(frozen=True)
+class ViewRowChange:
+    """One row's change (YapDatabaseViewRowChange). ``index_path`` is the
+    original position (delete, move, update), ``new_index_path`` the final
+    one (insert, move); ``original_*``/``final_*`` describe where the row was
+    and is shown (None when not shown); ``collection``/``key`` are None for a
+    row the commits did not touch."""
+
+    type: ChangeType
+    index_path: Optional[IndexPath]
+    new_index_path: Optional[IndexPath]
+    original_group: Optional[str]
+    final_group: Optional[str]
+    original_section: Optional[int]
+    original_index: Optional[int]
+    final_section: Optional[int]
+    final_index: Optional[int]
+    changes: ChangeFlags
+    collection: Optional[str]
+    key: Optional[str]
+
+    def to_dict(self) -> Dict[str, Any]:
+        def path(value: Optional[IndexPath]) -> Optional[List[int]]:
+            return None if value is None else [value.section, value.row]
+
+        return {
+            "type": self.type.name.lower(),
+            "index_path": path(self.index_path),
+            "new_index_path": path(self.new_index_path),
+            "original_group": self.original_group,
+            "final_group": self.final_group,
+            "original_section": self.original_section,
+            "original_index": self.original_index,
+            "final_section": self.final_section,
+            "final_index": self.final_index,
+            "changes": sorted(str(flag.name).lower() for flag in ChangeFlags
+                              if flag and flag in self.changes),
+            "collection": self.collection,
+            "key": self.key,
+        }
+
+
+@dataclass(frozen=True)
+class Changeset:
+    """Section changes (deletes, then inserts) and row changes (deletes,
+    inserts, moves, updates; at most one per row). Apply as a batch update:
+    deletes and moves-out at original index paths, then inserts and
+    moves-in at final ones; reload updates at their original index paths."""
+
+    section_changes: List[ViewSectionChange] = field(default_factory=list)
+    row_changes: List[ViewRowChange] = field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.section_changes and not self.row_changes
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"section_changes": [c.to_dict() for c in self.section_changes],
+                "row_changes": [c.to_dict() for c in self.row_changes]}
+
+
+def _read_changeset(handle: int) -> Changeset:
+    count = c_size_t()
+    _check(lib.ydb_changeset_section_change_count(handle, byref(count)))
+    sections = []
+    for i in range(count.value):
+        kind, index, group = c_int(), c_size_t(), c_char_p()
+        _check(lib.ydb_changeset_section_change(handle, i, byref(kind), byref(index), byref(group)))
+        sections.append(ViewSectionChange(SectionChangeType(kind.value), index.value, _text(group.value)))
+    _check(lib.ydb_changeset_row_change_count(handle, byref(count)))
+    rows = []
+    for i in range(count.value):
+        kind = c_int()
+        _check(lib.ydb_changeset_row_type(handle, i, byref(kind)))
+        flags = c_uint()
+        _check(lib.ydb_changeset_row_changes(handle, i, byref(flags)))
+
+        def path(function: Any) -> Optional[IndexPath]:
+            section, row = c_size_t(), c_size_t()
+            status = function(handle, i, byref(section), byref(row))
+            if status == Status.NOTFOUND:
+                return None
+            _check(status)
+            return IndexPath(section.value, row.value)
+
+        def text(function: Any) -> Optional[str]:
+            out = c_char_p()
+            status = function(handle, i, byref(out))
+            if status == Status.NOTFOUND:
+                return None
+            _check(status)
+            return _text(out.value)
+
+        original = path(lib.ydb_changeset_row_original_position)
+        final = path(lib.ydb_changeset_row_final_position)
+        rows.append(ViewRowChange(
+            type=ChangeType(kind.value),
+            index_path=path(lib.ydb_changeset_row_index_path),
+            new_index_path=path(lib.ydb_changeset_row_new_index_path),
+            original_group=text(lib.ydb_changeset_row_original_group),
+            final_group=text(lib.ydb_changeset_row_final_group),
+            original_section=None if original is None else original.section,
+            original_index=None if original is None else original.row,
+            final_section=None if final is None else final.section,
+            final_index=None if final is None else final.row,
+            changes=ChangeFlags(flags.value),
+            collection=text(lib.ydb_changeset_row_collection),
+            key=text(lib.ydb_changeset_row_key)))
+    return Changeset(sections, rows)
+
+
+# ---------------------------------------------------------------------------
+# Dynamic groups: filter and key callables behind one trampoline pair.
+# ---------------------------------------------------------------------------
+
+class _GroupSource:
+    def __init__(self, filter: Callable[[str], bool], key: Optional[Callable[[str], Any]]) -> None:
+        self.filter = filter
+        self.key = key
+
+
+_sources: Dict[int, _GroupSource] = {}
+_source_ids = iter(range(1, 1 << 62))
+
+
+def _call_filter(ctx: Optional[int], group: bytes) -> int:
+    try:
+        return 1 if _sources[ctx or 0].filter(_text(group)) else 0
+    except BaseException as exc:  # noqa: B902 - nothing may reach C
+        _callbacks.keep(exc)
+        return 0
+
+
+def _call_sort(ctx: Optional[int], group1: bytes, group2: bytes) -> int:
+    try:
+        source = _sources[ctx or 0]
+        first, second = _text(group1), _text(group2)
+        if source.key is not None:
+            a, b = source.key(first), source.key(second)
+        else:
+            a, b = first.encode("utf-8", "surrogateescape"), second.encode("utf-8", "surrogateescape")
+        return -1 if a < b else (1 if b < a else 0)
+    except BaseException as exc:  # noqa: B902
+        _callbacks.keep(exc)
+        return 0
+
+
+def _release_source(ctx: Optional[int]) -> None:
+    try:
+        _sources.pop(ctx or 0, None)
+    except BaseException:  # pragma: no cover - interpreter shutting down
+        pass
+
+
+_FILTER_TRAMPOLINE = _ffi.GROUP_FILTER_FN(_call_filter)
+_SORT_TRAMPOLINE = _ffi.GROUP_SORT_FN(_call_sort)
+_RELEASE_SOURCE = _ffi.DESTRUCTOR_FN(_release_source)
+
+
+# ---------------------------------------------------------------------------
+# Mappings
+# ---------------------------------------------------------------------------
+
+class Mappings:
+    """Maps the groups of view ``view`` onto table sections: ``groups`` in
+    order (see ``Mappings.dynamic`` for groups found in the view). Update it
+    with a transaction before reading it; ``changes(notifications)`` then
+    gives each changeset and moves it along. Use it as a context manager or
+    call ``close()``."""
+
+    def __init__(self, groups: Iterable[str], view: str) -> None:
+        if isinstance(groups, str):
+            raise TypeError("groups must be an iterable of group names, not one str")
+        names = [_encode(group, "group") for group in groups]
+        array = (c_char_p * max(len(names), 1))(*names)
+        out = c_void_p()
+        _check(lib.ydb_mappings_new(_encode(view, "view name"), array, len(names), byref(out)))
+        self._adopt(out.value)  # type: ignore[arg-type]
+
+    @classmethod
+    def dynamic(cls, filter: Callable[[str], bool], view: str, *,
+                key: Optional[Callable[[str], Any]] = None) -> "Mappings":
+        """Mappings whose groups are the view's groups for which ``filter``
+        is true, ordered by ``key`` (default: the name's UTF-8 bytes), found
+        again at every update. An exception in ``filter`` or ``key`` is
+        re-raised by the update or changes call; the mappings are then in an
+        unspecified (but safe) state: update them again."""
+        if not callable(filter):
+            raise TypeError("filter must be callable")
+        self = cls.__new__(cls)
+        ctx = next(_source_ids)
+        _sources[ctx] = _GroupSource(filter, key)
+        out = c_void_p()
+        _check(lib.ydb_mappings_new_dynamic(_encode(view, "view name"), _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
+                                            ctx, _RELEASE_SOURCE, byref(out)))
+        self._adopt(out.value)  # type: ignore[arg-type]
+        return self
+
+    def _adopt(self, handle: int) -> None:
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, lib.ydb_mappings_free, handle)
+
+    # -- lifecycle --
+
+    def close(self) -> None:
+        """Frees the mappings. Safe twice."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    @property
+    def _live_handle(self) -> int:
+        from .errors import MisuseError
+
+        if self.closed:
+            raise MisuseError("the mappings are closed", Status.MISUSE)
+        return self._handle
+
+    def __enter__(self) -> "Mappings":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "Mappings(closed)"
+        return f"Mappings(view={self.view!r}, sections={self.number_of_sections})"
+
+    # -- small helpers --
+
+    def _flag(self, function: Any, *args: Any) -> bool:
+        out = c_int()
+        _check(function(self._live_handle, *args, byref(out)))
+        return bool(out.value)
+
+    def _size(self, function: Any, *args: Any) -> Optional[int]:
+        out = c_size_t()
+        status = function(self._live_handle, *args, byref(out))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return out.value
+
+    def _name(self, function: Any, *args: Any) -> Optional[str]:
+        out = c_char_p()
+        status = function(self._live_handle, *args, byref(out))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _text(out.value)
+
+    def _path(self, function: Any, *args: Any) -> Optional[IndexPath]:
+        section, row = c_size_t(), c_size_t()
+        status = function(self._live_handle, *args, byref(section), byref(row))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return IndexPath(section.value, row.value)
+
+    def _names(self, function: Any) -> List[str]:
+        from .store import _enumerate
+
+        names: List[str] = []
+        _enumerate(lambda cb: function(self._live_handle, cb, None), _ffi.NAME_FN,
+                   lambda _ctx, name: names.append(_text(name)))
+        return names
+
+    # -- identity --
+
+    @property
+    def view(self) -> str:
+        return self._name(lib.ydb_mappings_view) or ""
+
+    @property
+    def has_dynamic_groups(self) -> bool:
+        return self._flag(lib.ydb_mappings_has_dynamic_groups)
+
+    @property
+    def all_groups(self) -> List[str]:
+        """The mappings' groups, visible or not (dynamic: as of the last update)."""
+        return self._names(lib.ydb_mappings_enumerate_all_groups)
+
+    @property
+    def visible_groups(self) -> List[str]:
+        """The groups shown as sections, in order."""
+        return self._names(lib.ydb_mappings_enumerate_visible_groups)
+
+    # -- configuration --
+
+    def set_is_dynamic_section(self, group: str, is_dynamic: bool) -> None:
+        _check(lib.ydb_mappings_set_dynamic_section(self._live_handle, _encode(group, "group"),
+                                                    1 if is_dynamic else 0))
+
+    def is_dynamic_section(self, group: str) -> bool:
+        return self._flag(lib.ydb_mappings_is_dynamic_section, _encode(group, "group"))
+
+    def set_is_dynamic_section_for_all_groups(self, is_dynamic: bool) -> None:
+        _check(lib.ydb_mappings_set_dynamic_section_for_all_groups(self._live_handle, 1 if is_dynamic else 0))
+
+    @property
+    def is_dynamic_section_for_all_groups(self) -> bool:
+        return self._flag(lib.ydb_mappings_is_dynamic_section_for_all_groups)
+
+    def set_range_options(self, group: str, options: Optional[RangeOptions]) -> None:
+        """Shows only a window of ``group`` (None shows all of it again)."""
+        encoded = _encode(group, "group")
+        if options is None:
+            _check(lib.ydb_mappings_remove_range_options(self._live_handle, encoded))
+            return
+        if options.pin not in _PINS:
+            raise ValueError(f"pin must be 'beginning' or 'end', not {options.pin!r}")
+        if options.is_fixed:
+            _check(lib.ydb_mappings_set_range_fixed(self._live_handle, encoded, options.length, options.offset,
+                                                    _PINS[options.pin]))
+        elif options.is_flexible:
+            if options.grow not in _GROWS:
+                raise ValueError(f"grow must be one of {sorted(_GROWS)}, not {options.grow!r}")
+            if options.max_length == 0:
+                from .errors import InvalidArgumentError
+
+                raise InvalidArgumentError("max_length must be at least 1 (None: no limit)",
+                                           Status.INVALID_ARGUMENT)
+            max_length = 0 if options.max_length is None else options.max_length
+            _check(lib.ydb_mappings_set_range_flexible(self._live_handle, encoded, options.length, options.offset,
+                                                       _PINS[options.pin], max_length, options.min_length,
+                                                       _GROWS[options.grow]))
+        else:
+            raise ValueError(f"range kind must be 'fixed' or 'flexible', not {options.kind!r}")
+
+    def range_options(self, group: str) -> Optional[RangeOptions]:
+        """The range options of ``group`` as set (display order), or None."""
+        out = _ffi.RangeOptionsStruct()
+        status = lib.ydb_mappings_range_options(self._live_handle, _encode(group, "group"), byref(out))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        pin = "beginning" if out.pin == 0 else "end"
+        if out.kind == 1:
+            return RangeOptions.fixed(out.length, out.offset, pin)
+        grow = {v: k for k, v in _GROWS.items()}[out.grow]
+        return RangeOptions.flexible(out.length, out.offset, pin, max_length=out.max_length or None,
+                                     min_length=out.min_length, grow=grow)
+
+    def remove_range_options(self, group: str) -> None:
+        self.set_range_options(group, None)
+
+    def set_is_reversed(self, group: str, is_reversed: bool) -> None:
+        _check(lib.ydb_mappings_set_reversed(self._live_handle, _encode(group, "group"), 1 if is_reversed else 0))
+
+    def is_reversed(self, group: str) -> bool:
+        return self._flag(lib.ydb_mappings_is_reversed, _encode(group, "group"))
+
+    def set_cell_drawing_dependency_offsets(self, group: str, offsets: Iterable[int]) -> None:
+        """Each cell of ``group`` is drawn using the cells ``offsets`` rows away."""
+        values = [int(offset) for offset in offsets]
+        array = (c_int * max(len(values), 1))(*values)
+        _check(lib.ydb_mappings_set_cell_drawing_dependency_offsets(self._live_handle, _encode(group, "group"),
+                                                                    array, len(values)))
+
+    def set_cell_drawing_dependency(self, group: str, offset: int) -> None:
+        """``set_cell_drawing_dependency_offsets(group, [offset])``."""
+        self.set_cell_drawing_dependency_offsets(group, [offset])
+
+    def cell_drawing_dependency_offsets(self, group: str) -> List[int]:
+        encoded = _encode(group, "group")
+        total = c_size_t()
+        _check(lib.ydb_mappings_cell_drawing_dependency_offsets(self._live_handle, encoded, None, 0,
+                                                                byref(total)))
+        array = (c_int * max(total.value, 1))()
+        _check(lib.ydb_mappings_cell_drawing_dependency_offsets(self._live_handle, encoded, array, total.value,
+                                                                byref(total)))
+        return list(array[:total.value])
+
+    def set_auto_consolidate_groups(self, threshold: int, name: str) -> None:
+        """While the visible groups show fewer than ``threshold`` rows, show
+        them as one section named ``name`` (0 disables it)."""
+        if threshold < 0:
+            raise ValueError("threshold must not be negative")
+        _check(lib.ydb_mappings_set_auto_consolidate_groups(self._live_handle, threshold, _encode(name, "name")))
+
+    @property
+    def auto_consolidate_groups_threshold(self) -> int:
+        return self._size(lib.ydb_mappings_auto_consolidate_groups_threshold) or 0
+
+    @property
+    def consolidated_group_name(self) -> Optional[str]:
+        return self._name(lib.ydb_mappings_consolidated_group_name)
+
+    # -- update and changes --
+
+    def update(self, transaction: "ReadTransaction") -> None:
+        """Caches the view as of ``transaction`` and moves to its snapshot."""
+        _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
+
+    def changes(self, notifications: Iterable["CommitNotification"]) -> Changeset:
+        """The changeset for ``notifications`` (as returned by
+        ``Connection.begin_long_lived_read_transaction()``), moving the
+        mappings to the last one's snapshot. ``MismatchError`` (mappings
+        unchanged) when the mappings are not at the snapshot just before the
+        first notification."""
+        with _NotificationList(notifications) as handle:
+            out = c_void_p()
+            _check(lib.ydb_changeset_new(self._live_handle, handle, byref(out)))
+        try:
+            return _read_changeset(out.value)  # type: ignore[arg-type]
+        finally:
+            lib.ydb_changeset_free(out)
+
+    def has_changes(self, notifications: Iterable["CommitNotification"]) -> bool:
+        """Whether ``notifications`` touch any group of the mappings (cheap;
+        does not move them)."""
+        flag = c_int()
+        with _NotificationList(notifications) as handle:
+            _check(lib.ydb_mappings_has_changes(self._live_handle, handle, byref(flag)))
+        return bool(flag.value)
+
+    @property
+    def snapshot_of_last_update(self) -> Optional[int]:
+        """The snapshot of the last update or changeset; None: never updated."""
+        out = c_uint64()
+        status = lib.ydb_mappings_snapshot_of_last_update(self._live_handle, byref(out))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return out.value
+
+    # -- getters --
+
+    @property
+    def number_of_sections(self) -> int:
+        return self._size(lib.ydb_mappings_number_of_sections) or 0
+
+    def number_of_items_in_section(self, section: int) -> Optional[int]:
+        if _index(section) is None:
+            return None
+        return self._size(lib.ydb_mappings_number_of_items_in_section, section)
+
+    def number_of_items_in_group(self, group: str) -> Optional[int]:
+        return self._size(lib.ydb_mappings_number_of_items_in_group, _encode(group, "group"))
+
+    @property
+    def number_of_items_in_all_groups(self) -> int:
+        return self._size(lib.ydb_mappings_number_of_items_in_all_groups) or 0
+
+    @property
+    def is_empty(self) -> bool:
+        return self._flag(lib.ydb_mappings_is_empty)
+
+    @property
+    def is_using_consolidated_group(self) -> bool:
+        return self._flag(lib.ydb_mappings_is_using_consolidated_group)
+
+    def group_for_section(self, section: int) -> Optional[str]:
+        if _index(section) is None:
+            return None
+        return self._name(lib.ydb_mappings_group_for_section, section)
+
+    def section_for_group(self, group: str) -> Optional[int]:
+        return self._size(lib.ydb_mappings_section_for_group, _encode(group, "group"))
+
+    def group_and_index_for_row(self, row: int, section: int) -> Optional[Tuple[str, int]]:
+        """The view group and index shown at (row, section), or None."""
+        if _index(row) is None or _index(section) is None:
+            return None
+        group, index = c_char_p(), c_size_t()
+        status = lib.ydb_mappings_group_and_index_for_row(self._live_handle, row, section, byref(group),
+                                                          byref(index))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _text(group.value), index.value
+
+    def index_for_row_in_section(self, row: int, section: int) -> Optional[int]:
+        if _index(row) is None or _index(section) is None:
+            return None
+        return self._size(lib.ydb_mappings_index_for_row_in_section, row, section)
+
+    def index_for_row_in_group(self, row: int, group: str) -> Optional[int]:
+        if _index(row) is None:
+            return None
+        return self._size(lib.ydb_mappings_index_for_row_in_group, row, _encode(group, "group"))
+
+    def row_and_section_for_index(self, index: int, group: str) -> Optional[IndexPath]:
+        """Where view ``index`` of ``group`` is shown, or None."""
+        if _index(index) is None:
+            return None
+        return self._path(lib.ydb_mappings_row_and_section_for_index, index, _encode(group, "group"))
+
+    index_path_for_index = row_and_section_for_index
+
+    def row_for_index(self, index: int, group: str) -> Optional[int]:
+        if _index(index) is None:
+            return None
+        return self._size(lib.ydb_mappings_row_for_index, index, _encode(group, "group"))
+
+    def range_position(self, group: str) -> Optional[RangePosition]:
+        begin, end, length = c_size_t(), c_size_t(), c_size_t()
+        status = lib.ydb_mappings_range_position(self._live_handle, _encode(group, "group"), byref(begin),
+                                                 byref(end), byref(length))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return RangePosition(begin.value, end.value, length.value)
+
+    def nearest_index_path(self, row: int, group: str) -> Optional[IndexPath]:
+        return self._path(lib.ydb_mappings_nearest_index_path, max(row, 0), _encode(group, "group"))

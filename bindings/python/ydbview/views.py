@@ -1,0 +1,668 @@
+"""Views: rows grouped and sorted by Python callbacks, kept up to date by
+every commit, and queried in any transaction.
+
+>>> db = Database(serializer=JSONSerializer())                  # doctest: +SKIP
+>>> @ydbview.grouping(flavour="object")
+... def by_genre(row):
+...     return row.object["genre"]            # None leaves the row out
+>>> @ydbview.sorting(flavour="object")
+... def by_title(group, a, b):
+...     return (a.object["title"] > b.object["title"]) - (a.object["title"] < b.object["title"])
+>>> db.register_view("books", by_genre, by_title, version_tag="1")
+>>> with conn.read() as t:
+...     t.view("books").keys("sci-fi")
+
+A plain callable is a grouping/sorting of flavour ``"row"`` (it gets object
+and metadata). Declare what a callback reads with the ``grouping`` /
+``sorting`` decorators (or ``Grouping(fn, flavour=...)``) so the view skips
+loading what it does not need and re-runs it only when that changes.
+
+An exception raised by a callback aborts the write (and so the transaction)
+or the registration, and is re-raised to the caller with its traceback.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import threading
+from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Union,
+)
+
+from . import _callbacks, _ffi
+from ._ffi import lib
+from .errors import InvalidArgumentError, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .mappings import IndexPath, Mappings
+    from .serializers import Serializer
+    from .store import CommitNotification, Database, ReadTransaction, ReadWriteTransaction, Row
+
+__all__ = [
+    "Flavour",
+    "InvokeOptions",
+    "ViewRow",
+    "Grouping",
+    "Sorting",
+    "grouping",
+    "sorting",
+    "ViewTransaction",
+    "has_view_changes",
+    "has_group_changes",
+]
+
+
+class Flavour(enum.IntEnum):
+    """What a callback reads (``YDB_FLAVOUR_*``)."""
+
+    KEY = 0
+    OBJECT = 1
+    METADATA = 2
+    ROW = 3
+
+
+class InvokeOptions(enum.IntFlag):
+    """Which changes to an existing row make a callback run again
+    (``YDB_INVOKE_*``); a callback always runs when a row is inserted.
+    ``None`` where an option is accepted means the flavour's default."""
+
+    INSERT_ONLY = 0
+    OBJECT_MODIFIED = 1
+    METADATA_MODIFIED = 2
+    OBJECT_TOUCHED = 4
+    METADATA_TOUCHED = 8
+    ANY = 15
+
+
+_INVOKE_DEFAULT = 256
+FlavourLike = Union[str, Flavour]
+
+
+def _flavour(value: FlavourLike) -> Flavour:
+    if isinstance(value, Flavour):
+        return value
+    try:
+        return Flavour[str(value).upper()]
+    except KeyError:
+        raise ValueError(f"flavour must be 'key', 'object', 'metadata' or 'row', not {value!r}") from None
+
+
+class ViewRow(NamedTuple):
+    """A row as a view callback sees it: ``object`` is None unless the
+    callback's flavour reads the object; ``metadata`` is None unless it
+    reads the metadata and the row has some."""
+
+    collection: str
+    key: str
+    object: Any
+    metadata: Any
+
+
+class Grouping:
+    """A grouping callback ``fn(row) -> group name or None`` with its
+    flavour and invoke options."""
+
+    def __init__(self, fn: Callable[[ViewRow], Optional[str]], *, flavour: FlavourLike = "row",
+                 invoke: Optional[InvokeOptions] = None) -> None:
+        if not callable(fn):
+            raise TypeError("a grouping must be callable")
+        self.fn = fn
+        self.flavour = _flavour(flavour)
+        self.invoke = invoke
+
+    def __call__(self, row: ViewRow) -> Optional[str]:
+        return self.fn(row)
+
+    def __repr__(self) -> str:
+        return f"Grouping({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+
+
+class Sorting:
+    """A sorting callback ``fn(group, row1, row2) -> int`` (negative: row1
+    first; 0: equal; positive: row2 first) with its flavour and invoke
+    options. It must be a consistent total order."""
+
+    def __init__(self, fn: Callable[[str, ViewRow, ViewRow], int], *, flavour: FlavourLike = "row",
+                 invoke: Optional[InvokeOptions] = None) -> None:
+        if not callable(fn):
+            raise TypeError("a sorting must be callable")
+        self.fn = fn
+        self.flavour = _flavour(flavour)
+        self.invoke = invoke
+
+    def __call__(self, group: str, row1: ViewRow, row2: ViewRow) -> int:
+        return self.fn(group, row1, row2)
+
+    def __repr__(self) -> str:
+        return f"Sorting({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+
+
+def grouping(*, flavour: FlavourLike = "row",
+             invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], Grouping]:
+    """Decorator: ``@ydbview.grouping(flavour="object")``."""
+    return lambda fn: Grouping(fn, flavour=flavour, invoke=invoke)
+
+
+def sorting(*, flavour: FlavourLike = "row",
+            invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], Sorting]:
+    """Decorator: ``@ydbview.sorting(flavour="key")``."""
+    return lambda fn: Sorting(fn, flavour=flavour, invoke=invoke)
+
+
+# ---------------------------------------------------------------------------
+# Trampolines: C calls these with a small integer ctx naming the Python
+# callbacks; the entry lives until C calls the destructor (exactly once).
+# ---------------------------------------------------------------------------
+
+class _ViewCallbacks:
+    def __init__(self, grouping: Grouping, sorting: Sorting, serializer: "Serializer",
+                 metadata_serializer: "Serializer") -> None:
+        self.grouping = grouping
+        self.sorting = sorting
+        self.serializer = serializer
+        self.metadata_serializer = metadata_serializer
+
+    def row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
+        return _view_row(raw, self.serializer, self.metadata_serializer)
+
+
+def _view_row(raw: _ffi.ViewRowStruct, serializer: "Serializer", metadata_serializer: "Serializer") -> ViewRow:
+    obj = serializer.deserialize(string_at(raw.object, raw.object_size)) if raw.object else None
+    meta = (metadata_serializer.deserialize(string_at(raw.metadata, raw.metadata_size))
+            if raw.metadata else None)
+    return ViewRow(_text(raw.collection), _text(raw.key), obj, meta)
+
+
+def _text(raw: Optional[bytes]) -> str:
+    return (raw or b"").decode("utf-8", "surrogateescape")
+
+
+_views: Dict[int, _ViewCallbacks] = {}
+_view_ids = itertools.count(1)
+_views_lock = threading.Lock()
+
+
+def _encode(value: str, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str, not {type(value).__name__}")
+    if "\0" in value:
+        raise InvalidArgumentError(f"{what} contains a NUL character", Status.INVALID_ARGUMENT)
+    return value.encode("utf-8", "surrogatepass")
+
+
+def _order(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a sorting or find callback must return an int, not {type(value).__name__}")
+    return (value > 0) - (value < 0)
+
+
+def _call_grouping(ctx: Optional[int], row: Any, result: Optional[int]) -> int:
+    try:
+        entry = _views[ctx or 0]
+        group = entry.grouping.fn(entry.row(row.contents))
+        if group is None:
+            return 0
+        status = lib.ydb_group_result_set(result, _encode(group, "group"))
+        if status != Status.OK:
+            raise InvalidArgumentError(_ffi.last_error()[1], status)
+        return 0
+    except BaseException as exc:  # noqa: B902 - nothing may reach C
+        _callbacks.keep(exc)
+        return 1
+
+
+def _call_sorting(ctx: Optional[int], group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
+    try:
+        entry = _views[ctx or 0]
+        out_order[0] = _order(entry.sorting.fn(_text(group), entry.row(row1.contents),
+                                               entry.row(row2.contents)))
+        return 0
+    except BaseException as exc:  # noqa: B902
+        _callbacks.keep(exc)
+        return 1
+
+
+def _release_view(ctx: Optional[int]) -> None:
+    try:
+        with _views_lock:
+            _views.pop(ctx or 0, None)
+    except BaseException:  # pragma: no cover - interpreter shutting down
+        pass
+
+
+_GROUPING_TRAMPOLINE = _ffi.GROUPING_FN(_call_grouping)
+_SORTING_TRAMPOLINE = _ffi.SORTING_FN(_call_sorting)
+_RELEASE_TRAMPOLINE = _ffi.DESTRUCTOR_FN(_release_view)
+
+
+def _as_grouping(value: Any) -> Grouping:
+    return value if isinstance(value, Grouping) else Grouping(value)
+
+
+def _as_sorting(value: Any) -> Sorting:
+    return value if isinstance(value, Sorting) else Sorting(value)
+
+
+def _definition(grouping: Any, sorting: Any, version_tag: str, persistent: bool,
+                collections: Optional[Iterable[str]]) -> Tuple[_ffi.ViewDefinitionStruct, Grouping, Sorting, Any]:
+    group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting)
+    definition = _ffi.ViewDefinitionStruct()
+    definition.grouping_flavour = int(group_fn.flavour)
+    definition.grouping_invoke = _INVOKE_DEFAULT if group_fn.invoke is None else int(group_fn.invoke)
+    definition.grouping = _GROUPING_TRAMPOLINE
+    definition.sorting_flavour = int(sort_fn.flavour)
+    definition.sorting_invoke = _INVOKE_DEFAULT if sort_fn.invoke is None else int(sort_fn.invoke)
+    definition.sorting = _SORTING_TRAMPOLINE
+    definition.version_tag = _encode(version_tag, "version_tag")
+    definition.persistent = 1 if persistent else 0
+    keep_alive = None
+    if collections is not None:
+        if isinstance(collections, str):
+            raise TypeError("collections must be an iterable of names, not one str")
+        names = [_encode(name, "collection") for name in collections]
+        keep_alive = (c_char_p * max(len(names), 1))(*names)
+        definition.allowed_collections = keep_alive
+        definition.allowed_collection_count = len(names)
+    return definition, group_fn, sort_fn, keep_alive
+
+
+def _new_entry(grouping: Grouping, sorting: Sorting, serializer: "Serializer",
+               metadata_serializer: "Serializer") -> int:
+    with _views_lock:
+        ctx = next(_view_ids)
+        _views[ctx] = _ViewCallbacks(grouping, sorting, serializer, metadata_serializer)
+    return ctx
+
+
+def register_view(database: "Database", name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
+                  persistent: bool = True, collections: Optional[Iterable[str]] = None) -> None:
+    from .store import _check
+
+    encoded = _encode(name, "view name")
+    definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, version_tag, persistent,
+                                                            collections)
+    ctx = _new_entry(group_fn, sort_fn, database.serializer, database.metadata_serializer)
+    # On failure C calls the destructor (dropping the entry) before returning.
+    status = lib.ydb_view_register(database._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE)
+    del keep_alive
+    _check(status)
+
+
+def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any, *,
+                        version_tag: str) -> None:
+    from .store import _check
+
+    encoded = _encode(name, "view name")
+    definition, group_fn, sort_fn, _ = _definition(grouping, sorting, version_tag, True, None)
+    connection = txn.connection
+    ctx = _new_entry(group_fn, sort_fn, connection.serializer, connection.metadata_serializer)
+    _check(lib.ydb_view_set_definition(txn._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE))
+
+
+def registered_views(database: "Database") -> List[str]:
+    from .store import _enumerate
+
+    names: List[str] = []
+    _enumerate(lambda cb: lib.ydb_view_enumerate_registered(database._handle, cb, None),
+               _ffi.NAME_FN, lambda _ctx, name: names.append(_text(name)))
+    return names
+
+
+def live_view_callbacks() -> int:
+    """How many registered views' Python callbacks are alive (for tests)."""
+    return len(_views)
+
+
+# ---------------------------------------------------------------------------
+# Notifications
+# ---------------------------------------------------------------------------
+
+class _NotificationList:
+    """A temporary C list of Python notifications (for the list consumers)."""
+
+    def __init__(self, notifications: Iterable["CommitNotification"]) -> None:
+        from .store import _check
+
+        handles = [n._handle for n in notifications]
+        array = (c_void_p * max(len(handles), 1))(*handles)
+        out = c_void_p()
+        _check(lib.ydb_notification_list_new(array, len(handles), byref(out)))
+        self.handle = out.value
+
+    def __enter__(self) -> int:
+        return self.handle  # type: ignore[return-value]
+
+    def __exit__(self, *exc: object) -> None:
+        lib.ydb_notification_list_free(self.handle)
+
+
+def has_view_changes(notifications: Iterable["CommitNotification"], view: str) -> bool:
+    """True when any of ``notifications`` changed view ``view``."""
+    from .store import _check
+
+    flag = c_int()
+    with _NotificationList(notifications) as handle:
+        _check(lib.ydb_view_has_changes(handle, _encode(view, "view name"), byref(flag)))
+    return bool(flag.value)
+
+
+def has_group_changes(notifications: Iterable["CommitNotification"], view: str, group: str) -> bool:
+    """True when any of ``notifications`` changed rows of ``group`` in ``view``."""
+    from .store import _check
+
+    flag = c_int()
+    with _NotificationList(notifications) as handle:
+        _check(lib.ydb_view_has_changes_in_group(handle, _encode(view, "view name"),
+                                                 _encode(group, "group"), byref(flag)))
+    return bool(flag.value)
+
+
+# ---------------------------------------------------------------------------
+# Queries
+# ---------------------------------------------------------------------------
+
+def _index(value: int) -> Optional[int]:
+    """A Python index for C, or None for one that cannot exist (negative)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"an index must be int, not {type(value).__name__}")
+    return value if value >= 0 else None
+
+
+class ViewTransaction:
+    """Queries on one view inside one transaction (``txn.view(name)``).
+
+    Lookups that find nothing return None. Indexes are positions in a group
+    (0-based); negative indexes find nothing.
+    """
+
+    def __init__(self, transaction: "ReadTransaction", name: str) -> None:
+        self.transaction = transaction
+        self.name = name
+        self._name = _encode(name, "view name")
+
+    @classmethod
+    def _open(cls, transaction: "ReadTransaction", name: str) -> Optional["ViewTransaction"]:
+        from .store import _check
+
+        flag = c_int()
+        _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
+        return cls(transaction, name) if flag.value else None
+
+    @property
+    def _handle(self) -> int:
+        return self.transaction._handle
+
+    def __repr__(self) -> str:
+        return f"ViewTransaction({self.name!r})"
+
+    # -- groups --
+
+    @property
+    def version_tag(self) -> str:
+        from .store import _check
+
+        out = c_void_p()
+        _check(lib.ydb_view_version_tag(self._handle, self._name, byref(out)))
+        return _ffi.take_string(out) or ""
+
+    @property
+    def groups(self) -> List[str]:
+        """Every non-empty group, in ascending order."""
+        from .store import _enumerate
+
+        names: List[str] = []
+        _enumerate(lambda cb: lib.ydb_view_enumerate_groups(self._handle, self._name, cb, None),
+                   _ffi.NAME_FN, lambda _ctx, name: names.append(_text(name)))
+        return names
+
+    @property
+    def group_count(self) -> int:
+        return self._size(lib.ydb_view_group_count)
+
+    def has_group(self, group: str) -> bool:
+        from .store import _check
+
+        flag = c_int()
+        _check(lib.ydb_view_has_group(self._handle, self._name, _encode(group, "group"), byref(flag)))
+        return bool(flag.value)
+
+    def count(self, group: Optional[str] = None) -> int:
+        """Rows in ``group`` (0 for an unknown group), or in all groups."""
+        if group is None:
+            return self._size(lib.ydb_view_count_all)
+        from .store import _check
+
+        out = c_size_t()
+        _check(lib.ydb_view_count_in_group(self._handle, self._name, _encode(group, "group"), byref(out)))
+        return out.value
+
+    @property
+    def is_empty(self) -> bool:
+        from .store import _check
+
+        flag = c_int()
+        _check(lib.ydb_view_is_empty(self._handle, self._name, byref(flag)))
+        return bool(flag.value)
+
+    def _size(self, function: Any) -> int:
+        from .store import _check
+
+        out = c_size_t()
+        _check(function(self._handle, self._name, byref(out)))
+        return out.value
+
+    # -- rows by position --
+
+    def _key(self, call: Callable[[Any, Any], int]) -> Optional[Tuple[str, str]]:
+        from .store import _check
+
+        collection, key = c_void_p(), c_void_p()
+        status = call(byref(collection), byref(key))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _ffi.take_string(collection) or "", _ffi.take_string(key) or ""
+
+    def key_at(self, index: int, group: str) -> Optional[Tuple[str, str]]:
+        """``(collection, key)`` of the row at ``index`` of ``group``, or None."""
+        position = _index(index)
+        if position is None:
+            return None
+        encoded = _encode(group, "group")
+        return self._key(lambda c, k: lib.ydb_view_key_at(self._handle, self._name, encoded, position, c, k))
+
+    def first_key(self, group: str) -> Optional[Tuple[str, str]]:
+        encoded = _encode(group, "group")
+        return self._key(lambda c, k: lib.ydb_view_first_key(self._handle, self._name, encoded, c, k))
+
+    def last_key(self, group: str) -> Optional[Tuple[str, str]]:
+        encoded = _encode(group, "group")
+        return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
+
+    def row_at(self, index: int, group: str) -> Optional["Row"]:
+        """The object and metadata of the row at ``index`` of ``group``, or None."""
+        from .store import Row, _check
+
+        position = _index(index)
+        if position is None:
+            return None
+        obj, obj_size, meta, meta_size = c_void_p(), c_size_t(), c_void_p(), c_size_t()
+        status = lib.ydb_view_row_at(self._handle, self._name, _encode(group, "group"), position,
+                                     byref(obj), byref(obj_size), byref(meta), byref(meta_size))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return Row(self.transaction._load(_ffi.take_blob(obj, obj_size)),
+                   self.transaction._load_metadata(_ffi.take_blob(meta, meta_size)))
+
+    def object_at(self, index: int, group: str) -> Any:
+        row = self.row_at(index, group)
+        return None if row is None else row.object
+
+    def metadata_at(self, index: int, group: str) -> Any:
+        row = self.row_at(index, group)
+        return None if row is None else row.metadata
+
+    def position(self, collection: str, key: str) -> Optional[Tuple[str, int]]:
+        """``(group, index)`` of row (collection, key), or None when the view
+        does not hold it."""
+        from .store import _check
+
+        group, index = c_void_p(), c_size_t()
+        status = lib.ydb_view_position(self._handle, self._name, _encode(collection, "collection"),
+                                       _encode(key, "key"), byref(group), byref(index))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _ffi.take_string(group) or "", index.value
+
+    def group_of(self, collection: str, key: str) -> Optional[str]:
+        found = self.position(collection, key)
+        return None if found is None else found[0]
+
+    # -- enumeration --
+
+    @staticmethod
+    def _bounds(start: int, stop: Optional[int]) -> Tuple[int, int]:
+        if start < 0 or (stop is not None and stop < 0):
+            raise ValueError("start and stop must not be negative")
+        if stop is not None and start > stop:
+            raise ValueError(f"start {start} is after stop {stop}")
+        return start, _ffi.INDEX_END if stop is None else stop
+
+    def enumerate_keys(self, group: str, body: Callable[[str, str, int], Optional[bool]], *,
+                       start: int = 0, stop: Optional[int] = None, reverse: bool = False) -> None:
+        """Calls ``body(collection, key, index)`` for the rows of ``group``
+        with ``start <= index < stop``, backwards when ``reverse``; a truthy
+        return stops. An exception in ``body`` stops and is re-raised."""
+        from .store import _enumerate
+
+        lower, upper = self._bounds(start, stop)
+        encoded = _encode(group, "group")
+        _enumerate(lambda cb: lib.ydb_view_enumerate_keys(self._handle, self._name, encoded, lower, upper,
+                                                          1 if reverse else 0, cb, None),
+                   _ffi.VIEW_KEY_FN, lambda _ctx, c, k, i: body(_text(c), _text(k), i))
+
+    def keys(self, group: str, start: int = 0, stop: Optional[int] = None,
+             reverse: bool = False) -> List[Tuple[str, str]]:
+        """``(collection, key)`` of the rows of ``group`` in ``[start, stop)``."""
+        found: List[Tuple[str, str]] = []
+        self.enumerate_keys(group, lambda c, k, _i: found.append((c, k)), start=start, stop=stop,
+                            reverse=reverse)
+        return found
+
+    def enumerate_rows(self, group: str, body: Callable[[ViewRow, int], Optional[bool]], *,
+                       start: int = 0, stop: Optional[int] = None, reverse: bool = False) -> None:
+        """Like ``enumerate_keys`` with ``body(row, index)``, ``row`` a ViewRow
+        with the object and metadata."""
+        from .store import _enumerate
+
+        lower, upper = self._bounds(start, stop)
+        encoded = _encode(group, "group")
+        txn = self.transaction
+
+        def visit(_ctx: Any, c: bytes, k: bytes, index: int, obj: Optional[int], obj_size: int,
+                  meta: Optional[int], meta_size: int) -> Any:
+            object_bytes = string_at(obj, obj_size) if obj else b""
+            metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
+            row = ViewRow(_text(c), _text(k), txn._load(object_bytes), txn._load_metadata(metadata_bytes))
+            return body(row, index)
+
+        _enumerate(lambda cb: lib.ydb_view_enumerate_rows(self._handle, self._name, encoded, lower, upper,
+                                                          1 if reverse else 0, cb, None),
+                   _ffi.VIEW_ROW_FN, visit)
+
+    def rows(self, group: str, start: int = 0, stop: Optional[int] = None,
+             reverse: bool = False) -> List[ViewRow]:
+        """The rows of ``group`` in ``[start, stop)`` as ViewRows."""
+        found: List[ViewRow] = []
+        self.enumerate_rows(group, lambda row, _i: found.append(row), start=start, stop=stop, reverse=reverse)
+        return found
+
+    # -- find --
+
+    def find(self, group: str, fn: Callable[[ViewRow], int], *, flavour: FlavourLike = "row") -> Optional[range]:
+        """The range of indexes of ``group`` for which ``fn(row)`` returns 0
+        (negative: the row is before the range wanted; positive: after),
+        found by binary search; None when there is none. ``fn`` must agree
+        with the group's order."""
+        from .store import _check
+
+        txn = self.transaction
+        connection = txn.connection
+
+        def call(_ctx: Any, row: Any, out_order: Any) -> int:
+            try:
+                out_order[0] = _order(fn(_view_row(row.contents, connection.serializer,
+                                                   connection.metadata_serializer)))
+                return 0
+            except BaseException as exc:  # noqa: B902 - nothing may reach C
+                _callbacks.keep(exc)
+                return 1
+
+        callback = _ffi.FIND_FN(call)  # referenced until the C call returns
+        start, end = c_size_t(), c_size_t()
+        status = lib.ydb_view_find(self._handle, self._name, _encode(group, "group"), int(_flavour(flavour)),
+                                   callback, None, byref(start), byref(end))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return range(start.value, end.value)
+
+    # -- rows by table position (with mappings) --
+
+    def key_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Optional[Tuple[str, str]]:
+        """``(collection, key)`` shown at ``(section, row)``, or None."""
+        section, row = index_path
+        if _index(section) is None or _index(row) is None:
+            return None
+        return self._key(lambda c, k: lib.ydb_view_key_at_index_path(self._handle, mappings._live_handle,
+                                                                     section, row, c, k))
+
+    def _blob_at_index_path(self, function: Any, index_path: Tuple[int, int],
+                            mappings: "Mappings") -> Optional[bytes]:
+        from .store import _check
+
+        section, row = index_path
+        if _index(section) is None or _index(row) is None:
+            return None
+        data, size = c_void_p(), c_size_t()
+        status = function(self._handle, mappings._live_handle, section, row, byref(data), byref(size))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return _ffi.take_blob(data, size)
+
+    def object_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        return self.transaction._load(
+            self._blob_at_index_path(lib.ydb_view_object_at_index_path, index_path, mappings))
+
+    def metadata_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        return self.transaction._load_metadata(
+            self._blob_at_index_path(lib.ydb_view_metadata_at_index_path, index_path, mappings))
+
+    def index_path_for_key(self, collection: str, key: str, mappings: "Mappings") -> Optional["IndexPath"]:
+        """Where row (collection, key) is shown, or None."""
+        from .mappings import IndexPath
+        from .store import _check
+
+        section, row = c_size_t(), c_size_t()
+        status = lib.ydb_view_index_path_for_key(self._handle, mappings._live_handle,
+                                                 _encode(collection, "collection"), _encode(key, "key"),
+                                                 byref(section), byref(row))
+        if status == Status.NOTFOUND:
+            return None
+        _check(status)
+        return IndexPath(section.value, row.value)
+
