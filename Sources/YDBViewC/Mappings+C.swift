@@ -44,27 +44,16 @@ final class GroupSourceCallbacks {
 
 /// What the engine's closures hold; cleared by ydb_mappings_free so the
 /// destructor runs then (after any call still running).
-final class GroupSourceSlot: @unchecked Sendable {
-    private let lock = Lock()
-    private var callbacks: GroupSourceCallbacks?
+typealias GroupSourceSlot = CallbackSlot<GroupSourceCallbacks>
 
-    init(_ callbacks: GroupSourceCallbacks) { self.callbacks = callbacks }
-
-    func clear() {
-        let released = lock.withLock { () -> GroupSourceCallbacks? in
-            defer { callbacks = nil }
-            return callbacks
-        }
-        _ = released
-    }
-
+extension CallbackSlot where Callbacks == GroupSourceCallbacks {
     func accepts(_ group: String) -> Bool {
-        guard let callbacks = lock.withLock({ callbacks }) else { return false }
+        guard let callbacks = current else { return false }
         return group.withCString { name in insideViewCallback { callbacks.filter(callbacks.ctx, name) } } != 0
     }
 
     func less(_ lhs: String, _ rhs: String) -> Bool {
-        guard let callbacks = lock.withLock({ callbacks }) else { return utf8Order(lhs, rhs) }
+        guard let callbacks = current else { return utf8Order(lhs, rhs) }
         return lhs.withCString { first in
             rhs.withCString { second in insideViewCallback { callbacks.sort(callbacks.ctx, first, second) } }
         } < 0

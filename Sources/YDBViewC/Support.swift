@@ -222,3 +222,24 @@ func refuseInsideViewCallback(_ what: String) throws {
         throw YDBError(.misuse, "cannot \(what) inside a view callback")
     }
 }
+
+/// Holds a set of C callbacks for the engine's closures. Clearing it
+/// releases them — and runs their destructor — at a known moment (unregister,
+/// free, close), outside the lock, whatever the engine still references.
+final class CallbackSlot<Callbacks: AnyObject>: @unchecked Sendable {
+    private let lock = Lock()
+    private var callbacks: Callbacks?
+
+    init(_ callbacks: Callbacks) { self.callbacks = callbacks }
+
+    /// The callbacks, or nil once released.
+    var current: Callbacks? { lock.withLock { callbacks } }
+
+    func clear() {
+        let released = lock.withLock { () -> Callbacks? in
+            defer { callbacks = nil }
+            return callbacks
+        }
+        _ = released  // the destructor runs here, outside the lock
+    }
+}

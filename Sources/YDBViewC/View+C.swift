@@ -74,22 +74,11 @@ final class ViewCallbacks {
 
 /// What the engine's closures hold: clearing it releases the callbacks at
 /// once (deterministically), whatever the engine still references.
-final class ViewSlot: @unchecked Sendable {
-    private let lock = Lock()
-    private var callbacks: ViewCallbacks?
+typealias ViewSlot = CallbackSlot<ViewCallbacks>
 
-    init(_ callbacks: ViewCallbacks) { self.callbacks = callbacks }
-
-    func clear() {
-        let released = lock.withLock { () -> ViewCallbacks? in
-            defer { callbacks = nil }
-            return callbacks
-        }
-        _ = released  // the destructor runs here, outside the lock
-    }
-
+extension CallbackSlot where Callbacks == ViewCallbacks {
     func current(_ view: String) throws -> ViewCallbacks {
-        guard let callbacks = lock.withLock({ callbacks }) else {
+        guard let callbacks = current else {
             throw YDBError(.callbackFailed, "view '\(view)': its callbacks were released")
         }
         return callbacks
