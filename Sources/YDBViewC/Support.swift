@@ -243,3 +243,29 @@ final class CallbackSlot<Callbacks: AnyObject>: @unchecked Sendable {
         _ = released  // the destructor runs here, outside the lock
     }
 }
+
+/// Stores an owned (malloc'd) copy of `data`; nil stores nothing.
+func storeOwned(_ data: [UInt8]?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+                _ size: UnsafeMutablePointer<UInt>) throws {
+    guard let data else { return }
+    out.pointee = try mallocCopy(data)
+    size.pointee = UInt(data.count)
+}
+
+/// Stores owned copies of a row's object and, when asked, its metadata; if
+/// the metadata cannot be stored the object is freed again (all or nothing).
+func storeRow(_ object: [UInt8], _ metadata: [UInt8]?,
+              _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ outObjectSize: UnsafeMutablePointer<UInt>,
+              _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+              _ outMetadataSize: UnsafeMutablePointer<UInt>?) throws {
+    try storeOwned(object, outObject, outObjectSize)
+    guard let outMetadata, let outMetadataSize else { return }
+    do {
+        try storeOwned(metadata, outMetadata, outMetadataSize)
+    } catch {
+        free(outObject.pointee)
+        outObject.pointee = nil
+        outObjectSize.pointee = 0
+        throw error
+    }
+}

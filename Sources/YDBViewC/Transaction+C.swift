@@ -165,13 +165,6 @@ public func ydb_txn_is_read_write(_ handle: OpaquePointer?, _ outFlag: UnsafeMut
 // MARK: - Reading
 
 /// Stores an owned copy of `data` (or clears the outputs for nil).
-private func storeBlob(_ data: [UInt8]?, _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-                       _ outSize: UnsafeMutablePointer<UInt>) throws {
-    guard let data else { return }
-    outData.pointee = try mallocCopy(data)
-    outSize.pointee = UInt(data.count)
-}
-
 private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                      _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                      _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
@@ -187,7 +180,7 @@ private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar
         guard let blob = try read(txn, collectionName, keyName) else {
             throw YDBError(.notFound, "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
         }
-        try storeBlob(blob, data, size)
+        try storeOwned(blob, data, size)
     }
 }
 
@@ -234,17 +227,7 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
         guard let row = try txn.row(forKey: keyName, inCollection: collectionName) else {
             throw YDBError(.notFound, "no row for key \"\(keyName)\" in collection \"\(collectionName)\"")
         }
-        try storeBlob(row.object, object, objectSize)
-        if let outMetadata, let outMetadataSize {
-            do {
-                try storeBlob(row.metadata, outMetadata, outMetadataSize)
-            } catch {
-                free(object.pointee)
-                object.pointee = nil
-                objectSize.pointee = 0
-                throw error
-            }
-        }
+        try storeRow(row.object, row.metadata, object, objectSize, outMetadata, outMetadataSize)
     }
 }
 

@@ -326,14 +326,6 @@ func noRow(_ group: String, _ index: UInt) -> YDBError {
     YDBError(.notFound, "no row at index \(index) of group '\(group)'")
 }
 
-/// Stores an owned copy of `data`, or nothing for nil.
-func storeOwned(_ data: [UInt8]?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-                _ size: UnsafeMutablePointer<UInt>) throws {
-    guard let data else { return }
-    out.pointee = try mallocCopy(data)
-    size.pointee = UInt(data.count)
-}
-
 /// Stores owned copies of a row key's collection and key.
 func storeKey(_ rowKey: RowKey, _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
               _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws {
@@ -555,17 +547,7 @@ public func ydb_view_row_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CCha
             throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
         }
         let row = try rowAt(handle, view, group, position)
-        try storeOwned(row.object, object, objectSize)
-        if let outMetadata, let outMetadataSize {
-            do {
-                try storeOwned(row.metadata, outMetadata, outMetadataSize)
-            } catch {
-                free(object.pointee)
-                object.pointee = nil
-                objectSize.pointee = 0
-                throw error
-            }
-        }
+        try storeRow(row.object, row.metadata, object, objectSize, outMetadata, outMetadataSize)
     }
 }
 
