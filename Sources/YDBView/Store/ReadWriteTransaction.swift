@@ -182,13 +182,14 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
-    /// Records a change to an existing row and tells the views. Known new
-    /// values are passed along so views need not read them back.
+    /// Records a change to an existing row and tells the views. A value the
+    /// caller just wrote is passed along, so only the other part is read back.
     private func rowChanged(_ rowid: Int64, _ key: String, _ collection: String, _ kind: RowChangeKind,
                             object: [UInt8]? = nil, metadata: [UInt8]?? = nil) throws {
         record(kind, RowKey(collection: collection, key: key))
         guard !writers.isEmpty else { return }
-        var row = try loadRow(rowid, .row)
+        let missing: ViewFlavour = object != nil ? .metadata : metadata != nil ? .object : .row
+        var row = try loadRow(rowid, missing)
         if let object { row.object = object }
         if let metadata { row.metadata = metadata }
         try forEachView { try $0.rowUpdated(rowid, row, kind, self) }

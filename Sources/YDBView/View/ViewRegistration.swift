@@ -79,26 +79,23 @@ extension ReadWriteTransaction {
     /// changeset shows the result as moves, inserts and deletes.
     public func setViewDefinition(name: String, grouping: ViewGrouping, sorting: ViewSorting,
                                   versionTag: String) throws {
-        try validateName(name, "view name")
-        guard let existing = writer(named: name) else {
-            throw YDBError(.notFound, "no view named '\(name)' is registered")
-        }
-        guard existing.instance.definition.versionTag != versionTag else { return }
-        var view = existing.instance.definition
-        view.grouping = grouping
-        view.sorting = sorting
-        view.versionTag = versionTag
         try viewWork {
-            var storageID = existing.instance.storageID
-            if let id = storageID {
+            try validateName(name, "view name")
+            guard let existing = writer(named: name) else {
+                throw YDBError(.notFound, "no view named '\(name)' is registered")
+            }
+            guard existing.instance.definition.versionTag != versionTag else { return }
+            var view = existing.instance.definition
+            view.grouping = grouping
+            view.sorting = sorting
+            view.versionTag = versionTag
+            if let id = existing.instance.storageID {
                 let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
                 update.bind(1, versionTag)
                 update.bind(2, id)
                 try update.run()
-            } else {
-                storageID = nil
             }
-            try existing.redefine(view, storageID: storageID, self)
+            try existing.redefine(view, storageID: existing.instance.storageID, self)
             installWriter(existing)
         }
     }
