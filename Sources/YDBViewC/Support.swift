@@ -252,20 +252,43 @@ func storeOwned(_ data: [UInt8]?, _ out: UnsafeMutablePointer<UnsafeMutableRawPo
     size.pointee = UInt(data.count)
 }
 
-/// Stores owned copies of a row's object and, when asked, its metadata; if
-/// the metadata cannot be stored the object is freed again (all or nothing).
-func storeRow(_ object: [UInt8], _ metadata: [UInt8]?,
-              _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ outObjectSize: UnsafeMutablePointer<UInt>,
-              _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-              _ outMetadataSize: UnsafeMutablePointer<UInt>?) throws {
-    try storeOwned(object, outObject, outObjectSize)
-    guard let outMetadata, let outMetadataSize else { return }
-    do {
-        try storeOwned(metadata, outMetadata, outMetadataSize)
-    } catch {
-        free(outObject.pointee)
-        outObject.pointee = nil
-        outObjectSize.pointee = 0
-        throw error
+/// The output parameters of a call that returns a row's object and,
+/// optionally, its metadata: checked and cleared on entry, filled all or
+/// nothing.
+struct RowOutputs {
+    let object: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let objectSize: UnsafeMutablePointer<UInt>
+    let metadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    let metadataSize: UnsafeMutablePointer<UInt>?
+
+    init(_ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ outObjectSize: UnsafeMutablePointer<UInt>?,
+         _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+         _ outMetadataSize: UnsafeMutablePointer<UInt>?) throws {
+        object = try required(outObject, "out_object")
+        objectSize = try required(outObjectSize, "out_object_size")
+        object.pointee = nil
+        objectSize.pointee = 0
+        outMetadata?.pointee = nil
+        outMetadataSize?.pointee = 0
+        if (outMetadata == nil) != (outMetadataSize == nil) {
+            throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
+        }
+        metadata = outMetadata
+        metadataSize = outMetadataSize
+    }
+
+    /// Stores owned copies; if the metadata cannot be stored the object is
+    /// freed again.
+    func store(_ objectBytes: [UInt8], _ metadataBytes: [UInt8]?) throws {
+        try storeOwned(objectBytes, object, objectSize)
+        guard let metadata, let metadataSize else { return }
+        do {
+            try storeOwned(metadataBytes, metadata, metadataSize)
+        } catch {
+            free(object.pointee)
+            object.pointee = nil
+            objectSize.pointee = 0
+            throw error
+        }
     }
 }

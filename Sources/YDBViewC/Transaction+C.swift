@@ -212,22 +212,14 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
                             _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                             _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
     run {
-        let object = try required(outObject, "out_object")
-        let objectSize = try required(outObjectSize, "out_object_size")
-        object.pointee = nil
-        objectSize.pointee = 0
-        outMetadata?.pointee = nil
-        outMetadataSize?.pointee = 0
-        if (outMetadata == nil) != (outMetadataSize == nil) {
-            throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
-        }
+        let outputs = try RowOutputs(outObject, outObjectSize, outMetadata, outMetadataSize)
         let txn = try usableTxn(handle).transaction
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
         guard let row = try txn.row(forKey: keyName, inCollection: collectionName) else {
             throw YDBError(.notFound, "no row for key \"\(keyName)\" in collection \"\(collectionName)\"")
         }
-        try storeRow(row.object, row.metadata, object, objectSize, outMetadata, outMetadataSize)
+        try outputs.store(row.object, row.metadata)
     }
 }
 

@@ -537,17 +537,9 @@ public func ydb_view_row_at(_ handle: OpaquePointer?, _ view: UnsafePointer<CCha
                             _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                             _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
     run {
-        let object = try required(outObject, "out_object")
-        let objectSize = try required(outObjectSize, "out_object_size")
-        object.pointee = nil
-        objectSize.pointee = 0
-        outMetadata?.pointee = nil
-        outMetadataSize?.pointee = 0
-        if (outMetadata == nil) != (outMetadataSize == nil) {
-            throw YDBError(.misuse, "out_metadata and out_metadata_size must both be NULL or both be set")
-        }
+        let outputs = try RowOutputs(outObject, outObjectSize, outMetadata, outMetadataSize)
         let row = try rowAt(handle, view, group, position)
-        try storeRow(row.object, row.metadata, object, objectSize, outMetadata, outMetadataSize)
+        try outputs.store(row.object, row.metadata)
     }
 }
 
