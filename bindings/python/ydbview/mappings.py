@@ -20,7 +20,6 @@ never corrupts memory, but the answers then depend on timing.
 from __future__ import annotations
 
 import enum
-import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTupl
 from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import Status
+from ._base import _Closeable, _check, _enumerate
 from .views import _NotificationList, _encode, _index, _text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,12 +45,6 @@ __all__ = [
     "SectionChangeType",
     "ChangeFlags",
 ]
-
-
-def _check(status: int) -> None:
-    from .store import _check as check
-
-    check(status)
 
 
 class IndexPath(NamedTuple):
@@ -306,7 +300,7 @@ _RELEASE_SOURCE = _ffi.DESTRUCTOR_FN(_release_source)
 # Mappings
 # ---------------------------------------------------------------------------
 
-class Mappings:
+class Mappings(_Closeable):
     """Maps the groups of view ``view`` onto table sections: ``groups`` in
     order (see ``Mappings.dynamic`` for groups found in the view). Update it
     with a transaction before reading it; ``changes(notifications)`` then
@@ -320,7 +314,7 @@ class Mappings:
         array = (c_char_p * max(len(names), 1))(*names)
         out = c_void_p()
         _check(lib.ydb_mappings_new(_encode(view, "view name"), array, len(names), byref(out)))
-        self._adopt(out.value)  # type: ignore[arg-type]
+        self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
 
     @classmethod
     def dynamic(cls, filter: Callable[[str], bool], view: str, *,
@@ -338,22 +332,8 @@ class Mappings:
         out = c_void_p()
         _check(lib.ydb_mappings_new_dynamic(_encode(view, "view name"), _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
                                             ctx, _RELEASE_SOURCE, byref(out)))
-        self._adopt(out.value)  # type: ignore[arg-type]
+        self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
         return self
-
-    def _adopt(self, handle: int) -> None:
-        self._handle = handle
-        self._finalizer = weakref.finalize(self, lib.ydb_mappings_free, handle)
-
-    # -- lifecycle --
-
-    def close(self) -> None:
-        """Frees the mappings. Safe twice."""
-        self._finalizer()
-
-    @property
-    def closed(self) -> bool:
-        return not self._finalizer.alive
 
     @property
     def _live_handle(self) -> int:
@@ -362,12 +342,6 @@ class Mappings:
         if self.closed:
             raise MisuseError("the mappings are closed", Status.MISUSE)
         return self._handle
-
-    def __enter__(self) -> "Mappings":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self.closed:
@@ -406,7 +380,6 @@ class Mappings:
         return IndexPath(section.value, row.value)
 
     def _names(self, function: Any) -> List[str]:
-        from .store import _enumerate
 
         names: List[str] = []
         _enumerate(lambda cb: function(self._live_handle, cb, None), _ffi.NAME_FN,

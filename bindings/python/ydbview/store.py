@@ -33,10 +33,11 @@ from typing import (
     Union,
 )
 
-from . import _callbacks, _ffi
+from . import _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, ObserverWarning, Status, error_for
+from .errors import InvalidArgumentError, ObserverWarning, Status
 from .serializers import BytesSerializer, Serializer
+from ._base import _Closeable, _check, _enumerate
 
 __all__ = [
     "Database",
@@ -60,20 +61,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # Marshalling
 # ---------------------------------------------------------------------------
 
-def _check(status: int) -> None:
-    """Raises the exception for a failed C call (read on the same thread).
-
-    An exception raised by a Python callback during the call (a view's
-    grouping or sorting, a find, a mappings filter) is raised instead, with
-    its traceback: it is why the call failed."""
-    callback_error = _callbacks.take()
-    if callback_error is not None:
-        raise callback_error
-    if status != Status.OK:
-        _, message = _ffi.last_error()
-        raise error_for(status, message)
-
-
 def _name(value: str, what: str) -> bytes:
     """Encodes a collection name or key. NUL cannot cross the C boundary (it
     would cut the string short), so it is refused here; anything else goes
@@ -87,36 +74,6 @@ def _name(value: str, what: str) -> bytes:
 
 def _decode(raw: Optional[bytes]) -> str:
     return (raw or b"").decode("utf-8")
-
-
-class _Guarded:
-    """Wraps a Python callback for C: it never lets an exception escape into
-    C (the exception is kept, the enumeration is stopped, and ``reraise``
-    raises it once the C call has returned)."""
-
-    def __init__(self, body: Callable[..., Any]) -> None:
-        self.body = body
-        self.error: Optional[BaseException] = None
-
-    def __call__(self, *args: Any) -> int:
-        try:
-            return 1 if self.body(*args) else 0
-        except BaseException as exc:  # noqa: B902 - nothing may reach C
-            self.error = exc
-            return 1
-
-    def reraise(self) -> None:
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
-
-
-def _enumerate(call: Callable[[Any], int], fn_type: Any, body: Callable[..., Any]) -> None:
-    guarded = _Guarded(body)
-    callback = fn_type(guarded)  # referenced here until the C call returns
-    status = call(callback)
-    guarded.reraise()
-    _check(status)
 
 
 # ---------------------------------------------------------------------------
@@ -269,11 +226,12 @@ def _report_observer_failures() -> None:
 # Database
 # ---------------------------------------------------------------------------
 
-class Database:
+class Database(_Closeable):
     """A ydbview database: one SQLite file (WAL mode) shared by its connections.
 
     ``Database()`` (path None) is a private temporary database, deleted on
-    close. Thread-safe: open one connection per thread.
+    close. Closing it makes its connections raise ``ClosedError`` and removes
+    every commit observer. Thread-safe: open one connection per thread.
 
     >>> with Database(serializer=JSONSerializer()) as db:      # doctest: +SKIP
     ...     conn = db.new_connection()
@@ -287,29 +245,9 @@ class Database:
         encoded = None if path is None else _name(os.fspath(path), "path")
         handle = c_void_p()
         _check(lib.ydb_database_open(encoded, byref(handle)))
-        self._handle: int = handle.value  # type: ignore[assignment]
-        self._finalizer = weakref.finalize(self, lib.ydb_database_close, self._handle)
+        self._own(handle.value, lib.ydb_database_close)  # type: ignore[arg-type]
         self.serializer: Serializer = serializer or BytesSerializer()
         self.metadata_serializer: Serializer = metadata_serializer or self.serializer
-
-    # -- lifecycle --
-
-    def close(self) -> None:
-        """Closes the database; its connections then raise ``ClosedError``.
-        Removes every commit observer. Safe to call twice."""
-        status = self._finalizer()
-        if status:
-            _check(status)
-
-    @property
-    def closed(self) -> bool:
-        return not self._finalizer.alive
-
-    def __enter__(self) -> "Database":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else repr(self.path)
@@ -399,40 +337,24 @@ class Database:
 # Connection
 # ---------------------------------------------------------------------------
 
-class Connection:
+class Connection(_Closeable):
     """One reader/writer of a database, running one transaction at a time.
 
     ``read()`` and ``read_write()`` return transactions that are context
     managers; ``begin_long_lived_read_transaction()`` freezes the connection
     on a snapshot and, called again, catches up and returns the
-    ``CommitNotification`` of every commit skipped.
+    ``CommitNotification`` of every commit skipped. Closing it ends any
+    transaction and long-lived read.
     """
 
     def __init__(self, database: Database, serializer: Serializer,
                  metadata_serializer: Serializer) -> None:
         handle = c_void_p()
         _check(lib.ydb_connection_open(database._handle, byref(handle)))
-        self._handle: int = handle.value  # type: ignore[assignment]
-        self._finalizer = weakref.finalize(self, lib.ydb_connection_close, self._handle)
+        self._own(handle.value, lib.ydb_connection_close)  # type: ignore[arg-type]
         self.database = database  # keeps the database open while we are
         self.serializer = serializer
         self.metadata_serializer = metadata_serializer
-
-    def close(self) -> None:
-        """Ends any transaction and long-lived read, and closes. Safe twice."""
-        status = self._finalizer()
-        if status:
-            _check(status)
-
-    @property
-    def closed(self) -> bool:
-        return not self._finalizer.alive
-
-    def __enter__(self) -> "Connection":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Connection({'closed' if self.closed else f'snapshot={self.snapshot}'})"

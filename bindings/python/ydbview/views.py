@@ -43,6 +43,7 @@ from typing import (
 from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import InvalidArgumentError, Status
+from ._base import _check, _enumerate
 
 if TYPE_CHECKING:  # pragma: no cover
     from .mappings import IndexPath, Mappings
@@ -287,7 +288,6 @@ def _new_entry(grouping: Grouping, sorting: Sorting, serializer: "Serializer",
 
 def register_view(database: "Database", name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
                   persistent: bool = True, collections: Optional[Iterable[str]] = None) -> None:
-    from .store import _check
 
     encoded = _encode(name, "view name")
     definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, version_tag, persistent,
@@ -301,7 +301,6 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any, 
 
 def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any, *,
                         version_tag: str) -> None:
-    from .store import _check
 
     encoded = _encode(name, "view name")
     definition, group_fn, sort_fn, _ = _definition(grouping, sorting, version_tag, True, None)
@@ -311,7 +310,6 @@ def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, s
 
 
 def registered_views(database: "Database") -> List[str]:
-    from .store import _enumerate
 
     names: List[str] = []
     _enumerate(lambda cb: lib.ydb_view_enumerate_registered(database._handle, cb, None),
@@ -332,7 +330,6 @@ class _NotificationList:
     """A temporary C list of Python notifications (for the list consumers)."""
 
     def __init__(self, notifications: Iterable["CommitNotification"]) -> None:
-        from .store import _check
 
         handles = [n._handle for n in notifications]
         array = (c_void_p * max(len(handles), 1))(*handles)
@@ -349,7 +346,6 @@ class _NotificationList:
 
 def has_view_changes(notifications: Iterable["CommitNotification"], view: str) -> bool:
     """True when any of ``notifications`` changed view ``view``."""
-    from .store import _check
 
     flag = c_int()
     with _NotificationList(notifications) as handle:
@@ -359,7 +355,6 @@ def has_view_changes(notifications: Iterable["CommitNotification"], view: str) -
 
 def has_group_changes(notifications: Iterable["CommitNotification"], view: str, group: str) -> bool:
     """True when any of ``notifications`` changed rows of ``group`` in ``view``."""
-    from .store import _check
 
     flag = c_int()
     with _NotificationList(notifications) as handle:
@@ -393,7 +388,6 @@ class ViewTransaction:
 
     @classmethod
     def _open(cls, transaction: "ReadTransaction", name: str) -> Optional["ViewTransaction"]:
-        from .store import _check
 
         flag = c_int()
         _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
@@ -410,7 +404,6 @@ class ViewTransaction:
 
     @property
     def version_tag(self) -> str:
-        from .store import _check
 
         out = c_void_p()
         _check(lib.ydb_view_version_tag(self._handle, self._name, byref(out)))
@@ -419,7 +412,6 @@ class ViewTransaction:
     @property
     def groups(self) -> List[str]:
         """Every non-empty group, in ascending order."""
-        from .store import _enumerate
 
         names: List[str] = []
         _enumerate(lambda cb: lib.ydb_view_enumerate_groups(self._handle, self._name, cb, None),
@@ -431,7 +423,6 @@ class ViewTransaction:
         return self._size(lib.ydb_view_group_count)
 
     def has_group(self, group: str) -> bool:
-        from .store import _check
 
         flag = c_int()
         _check(lib.ydb_view_has_group(self._handle, self._name, _encode(group, "group"), byref(flag)))
@@ -441,7 +432,6 @@ class ViewTransaction:
         """Rows in ``group`` (0 for an unknown group), or in all groups."""
         if group is None:
             return self._size(lib.ydb_view_count_all)
-        from .store import _check
 
         out = c_size_t()
         _check(lib.ydb_view_count_in_group(self._handle, self._name, _encode(group, "group"), byref(out)))
@@ -449,14 +439,12 @@ class ViewTransaction:
 
     @property
     def is_empty(self) -> bool:
-        from .store import _check
 
         flag = c_int()
         _check(lib.ydb_view_is_empty(self._handle, self._name, byref(flag)))
         return bool(flag.value)
 
     def _size(self, function: Any) -> int:
-        from .store import _check
 
         out = c_size_t()
         _check(function(self._handle, self._name, byref(out)))
@@ -465,7 +453,6 @@ class ViewTransaction:
     # -- rows by position --
 
     def _key(self, call: Callable[[Any, Any], int]) -> Optional[Tuple[str, str]]:
-        from .store import _check
 
         collection, key = c_void_p(), c_void_p()
         status = call(byref(collection), byref(key))
@@ -492,7 +479,7 @@ class ViewTransaction:
 
     def row_at(self, index: int, group: str) -> Optional["Row"]:
         """The object and metadata of the row at ``index`` of ``group``, or None."""
-        from .store import Row, _check
+        from .store import Row
 
         position = _index(index)
         if position is None:
@@ -517,7 +504,6 @@ class ViewTransaction:
     def position(self, collection: str, key: str) -> Optional[Tuple[str, int]]:
         """``(group, index)`` of row (collection, key), or None when the view
         does not hold it."""
-        from .store import _check
 
         group, index = c_void_p(), c_size_t()
         status = lib.ydb_view_position(self._handle, self._name, _encode(collection, "collection"),
@@ -546,7 +532,6 @@ class ViewTransaction:
         """Calls ``body(collection, key, index)`` for the rows of ``group``
         with ``start <= index < stop``, backwards when ``reverse``; a truthy
         return stops. An exception in ``body`` stops and is re-raised."""
-        from .store import _enumerate
 
         lower, upper = self._bounds(start, stop)
         encoded = _encode(group, "group")
@@ -566,7 +551,6 @@ class ViewTransaction:
                        start: int = 0, stop: Optional[int] = None, reverse: bool = False) -> None:
         """Like ``enumerate_keys`` with ``body(row, index)``, ``row`` a ViewRow
         with the object and metadata."""
-        from .store import _enumerate
 
         lower, upper = self._bounds(start, stop)
         encoded = _encode(group, "group")
@@ -597,7 +581,6 @@ class ViewTransaction:
         (negative: the row is before the range wanted; positive: after),
         found by binary search; None when there is none. ``fn`` must agree
         with the group's order."""
-        from .store import _check
 
         txn = self.transaction
         connection = txn.connection
@@ -632,7 +615,6 @@ class ViewTransaction:
 
     def _blob_at_index_path(self, function: Any, index_path: Tuple[int, int],
                             mappings: "Mappings") -> Optional[bytes]:
-        from .store import _check
 
         section, row = index_path
         if _index(section) is None or _index(row) is None:
@@ -655,7 +637,6 @@ class ViewTransaction:
     def index_path_for_key(self, collection: str, key: str, mappings: "Mappings") -> Optional["IndexPath"]:
         """Where row (collection, key) is shown, or None."""
         from .mappings import IndexPath
-        from .store import _check
 
         section, row = c_size_t(), c_size_t()
         status = lib.ydb_view_index_path_for_key(self._handle, mappings._live_handle,
