@@ -64,8 +64,7 @@ final class ReplayTests: XCTestCase {
 
     static func scenarioFiles() throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: scenarios, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasSuffix(".expected.json")
-                && $0.lastPathComponent != "known-deviations.json" }
+            .filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasSuffix(".expected.json") }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
@@ -78,8 +77,6 @@ final class ReplayTests: XCTestCase {
     func testScenariosMatchTheirExpectedOutput() throws {
         let files = try Self.scenarioFiles()
         XCTAssertGreaterThanOrEqual(files.count, 10)
-        let deviations = try Self.json(Data(contentsOf: Self.scenarios.appendingPathComponent("known-deviations.json")))
-            as? [String: String] ?? [:]
         for file in files {
             let name = file.deletingPathExtension().lastPathComponent
             let run = try Self.run(["replay", file.path])
@@ -90,16 +87,9 @@ final class ReplayTests: XCTestCase {
             let expected = try Self.json(Data(contentsOf: expectedURL))
             let matches = NSDictionary(dictionary: output as? [String: Any] ?? [:])
                 .isEqual(to: expected as? [String: Any] ?? [:])
-            if let deviation = deviations[name] {
-                // Expected files hold the right answer; a known engine deviation
-                // is tolerated until the engine is fixed, then flagged for removal.
-                XCTAssertFalse(matches, "\(name) now matches its expected output: remove it from known-deviations.json")
-                if !matches { print("note: known engine deviation in scenario \(name): \(deviation)") }
-            } else {
-                XCTAssertTrue(matches, "\(name): output differs from \(name).expected.json:\n"
-                              + String(decoding: run.stdout, as: UTF8.self))
-            }
-            try assertChangesetsAreValid(output, name: name, oneChangePerKey: deviations[name] == nil)
+            XCTAssertTrue(matches, "\(name): output differs from \(name).expected.json:\n"
+                          + String(decoding: run.stdout, as: UTF8.self))
+            try assertChangesetsAreValid(output, name: name)
             try assertChangesetsAreValid(expected, name: "\(name).expected")
         }
     }
@@ -194,7 +184,7 @@ final class ReplayTests: XCTestCase {
     /// section inserts and row inserts/moves-in at final paths in ascending
     /// order; updates at original paths of rows that stay. A change that names
     /// its row must point at that row.
-    func assertChangesetsAreValid(_ document: Any, name: String, oneChangePerKey: Bool = true) throws {
+    func assertChangesetsAreValid(_ document: Any, name: String) throws {
         let root = try XCTUnwrap(document as? [String: Any], name)
         var table = try Table(state: try XCTUnwrap(root["initial"] as? [String: Any]))
         for (step, change) in try XCTUnwrap(root["changes"] as? [[String: Any]]).enumerated() {
@@ -213,7 +203,7 @@ final class ReplayTests: XCTestCase {
                 return [collection, key]
             }
             var seen = Set<[String]>()
-            for change in rowChanges where oneChangePerKey {
+            for change in rowChanges {
                 if let row = named(change) {
                     XCTAssertTrue(seen.insert(row).inserted, "\(context): two changes for \(row)")
                 }
