@@ -60,6 +60,19 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 0)
     }
 
+    func testEndingALongLivedReadWhileATransactionIsOpen() throws {
+        let writer = try database.newConnection()
+        let reader = try database.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        let open = try reader.beginReadTransaction()
+        try writer.readWrite { try $0.setObject(self.bytes("1"), forKey: "a", inCollection: "c", metadata: nil) }
+        reader.endLongLivedReadTransaction()
+        XCTAssertFalse(reader.isInLongLivedReadTransaction)
+        XCTAssertNil(try open.object(forKey: "a", inCollection: "c"), "the open transaction keeps its snapshot")
+        open.end()
+        XCTAssertEqual(try reader.read { try $0.object(forKey: "a", inCollection: "c") }, bytes("1"))
+    }
+
     func testRollbackOnThrow() throws {
         struct Boom: Error {}
         let connection = try database.newConnection()

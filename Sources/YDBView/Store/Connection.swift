@@ -168,12 +168,14 @@ public final class Connection {
         }
     }
 
-    /// Unfreezes the connection. No-op when it is not frozen.
+    /// Unfreezes the connection. No-op when it is not frozen. A read
+    /// transaction still open keeps its snapshot until it ends.
     public func endLongLivedReadTransaction() {
         lock.withLock {
-            guard longLivedState != nil, activeTransaction == nil else { return }
+            guard longLivedState != nil else { return }
             longLivedState = nil
-            endSQLiteRead()
+            // Otherwise `transactionEnded` ends SQLite's read with the transaction.
+            if activeTransaction == nil { endSQLiteRead() }
         }
     }
 

@@ -116,10 +116,8 @@ public struct ViewTransaction {
                            _ body: (ViewRow, Int, inout Bool) throws -> Void) throws {
         // The group is read from this transaction's snapshot up front, so the
         // callback may query the transaction freely.
-        let (tree, lower) = try withState { state -> (GroupTree?, Int) in
-            (state.group(group), max(0, range?.lowerBound ?? 0))
-        }
-        guard let tree else { return }
+        guard let tree = try withState({ $0.group(group) }) else { return }
+        let lower = max(0, range?.lowerBound ?? 0)
         let upper = min(tree.count, range?.upperBound ?? tree.count)
         guard lower < upper else { return }
         var index = reverse ? upper - 1 : lower
