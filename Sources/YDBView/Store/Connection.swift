@@ -161,7 +161,7 @@ public final class Connection {
             }
             if longLivedState != nil { endSQLiteRead() }
             longLivedState = nil
-            let (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+            let (state, skipped) = try database.beginSnapshot(on: handle, for: self, collectSkipped: true)
             longLivedState = state
             lastSnapshot = state.snapshot
             return skipped

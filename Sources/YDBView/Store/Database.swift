@@ -157,8 +157,10 @@ public final class Database {
 
     /// Begins SQLite's read snapshot and captures the matching published
     /// state in one step, so no commit can fall between the two.
-    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection,
-                       immediate: Bool = false) throws -> (PublishedState, [CommitNotification]) {
+    /// With `collectSkipped` (a long-lived read), also returns the
+    /// notifications of the commits this connection had not seen.
+    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection, immediate: Bool = false,
+                       collectSkipped: Bool = false) throws -> (PublishedState, [CommitNotification]) {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -174,7 +176,7 @@ public final class Database {
             guard connection.tracksNotifications else { return (published, []) }
             let id = ObjectIdentifier(connection)
             let seen = connectionSnapshots[id] ?? published.snapshot
-            let skipped = notifications.filter { $0.snapshot > seen && $0.snapshot <= published.snapshot }
+            let skipped = collectSkipped ? Array(notifications[firstNotification(after: seen)...]) : []
             connectionSnapshots[id] = published.snapshot
             pruneNotifications()
             return (published, skipped)
@@ -204,7 +206,18 @@ public final class Database {
 
     private func pruneNotifications() {
         let oldest = connectionSnapshots.values.min() ?? published.snapshot
-        notifications.removeAll { $0.snapshot <= oldest }
+        notifications.removeFirst(firstNotification(after: oldest))
+    }
+
+    /// Index of the first kept notification newer than `snapshot`: they are
+    /// kept in snapshot order, so this is a binary search.
+    private func firstNotification(after snapshot: UInt64) -> Int {
+        var low = 0, high = notifications.count
+        while low < high {
+            let mid = (low + high) / 2
+            if notifications[mid].snapshot <= snapshot { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// The connection used for registering views.
