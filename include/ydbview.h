@@ -147,6 +147,10 @@ int ydb_libversion_number(void);
 #define YDB_MISMATCH         9  /* Mappings and notifications at different
                                    snapshots (used by changesets) */
 #define YDB_CORRUPT         10  /* The database file is damaged */
+#define YDB_RELOAD          12  /* The connection fell more than the
+                                   database's max_commits_behind commits
+                                   behind: its notifications were dropped;
+                                   reload what depends on it */
 
 /*
 ** ydb_errcode() returns the status of the calling thread's last failed call
@@ -235,14 +239,32 @@ int ydb_database_path(ydb_database *db, const char **out_path);
 */
 int ydb_database_snapshot(ydb_database *db, uint64_t *out_snapshot);
 
+/*
+** ydb_database_set_max_commits_behind sets how many commits a connection may
+** fall behind (default 1000, at least 1; 0 gives YDB_INVALID_ARGUMENT).
+** Past it the database drops the notifications it kept for that connection
+** and releases its long-lived read transaction, so that neither memory nor
+** the write-ahead log grows without bound: the connection's next read
+** transaction gives YDB_RELOAD (while it is still in that long-lived read),
+** and its next ydb_connection_begin_long_lived_read moves it to the newest
+** snapshot and returns YDB_RELOAD instead of the skipped notifications.
+** ydb_database_max_commits_behind stores the current limit in *out_commits.
+*/
+int ydb_database_set_max_commits_behind(ydb_database *db, uint64_t commits);
+int ydb_database_max_commits_behind(ydb_database *db, uint64_t *out_commits);
+
 /* ---------------------------------------------------------------------------
 ** Commit observers
 **
 ** An observer is called once per read-write commit that changed something,
-** after the commit is durable, on the thread that committed, with the
-** commit's notification (borrowed: valid only during the call; copy it with
-** ydb_notification_copy() to keep it). Observers registered on one database
-** see every commit of every connection of it, in snapshot order.
+** after the commit is durable, with the commit's notification (borrowed:
+** valid only during the call; copy it with ydb_notification_copy() to keep
+** it). Observers registered on one database see every commit of every
+** connection of it, in snapshot order: one thread calls observers at a time,
+** and a commit made meanwhile by another thread is delivered by the thread
+** already delivering, after the earlier ones. So an observer usually runs on
+** the thread that committed, but may run on another committing thread, after
+** the commit's own ydb_txn_commit returned.
 **
 ** An observer may read through any connection but the one that committed
 ** (which is still busy: YDB_MISUSE). It must not write: the commit still
@@ -324,6 +346,17 @@ int ydb_connection_snapshot(ydb_connection *conn, uint64_t *out_snapshot);
 ** NULL to discard them.
 **
 ** A transaction still open on the connection gives YDB_MISUSE.
+**
+** YDB_RELOAD: the connection had fallen more than the database's
+** max_commits_behind commits behind (see ydb_database_set_max_commits_behind),
+** and the notifications in between were dropped. The call still moved the
+** connection to the newest snapshot (it is in a long-lived read transaction
+** there; *out_skipped is NULL): rebuild what depends on it, e.g. update
+** mappings from a new read transaction instead of from notifications.
+**
+** Disk: between two reads, a call that finds the write-ahead log long copies
+** it back into the database file first, so a reader that moves forward after
+** every commit keeps the log small (a few MiB).
 */
 int ydb_connection_begin_long_lived_read(ydb_connection *conn,
                                          ydb_notification_list **out_skipped);

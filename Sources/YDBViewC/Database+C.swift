@@ -197,6 +197,24 @@ public func ydb_database_snapshot(_ handle: OpaquePointer?,
     }
 }
 
+@_cdecl("ydb_database_set_max_commits_behind")
+public func ydb_database_set_max_commits_behind(_ handle: OpaquePointer?, _ commits: UInt64) -> Int32 {
+    run {
+        guard commits > 0 else { throw YDBError(.invalidArgument, "max_commits_behind must be at least 1") }
+        try lookup(handle, DatabaseBox.self, "database").database.maxCommitsBehind = commits
+    }
+}
+
+@_cdecl("ydb_database_max_commits_behind")
+public func ydb_database_max_commits_behind(_ handle: OpaquePointer?,
+                                            _ outCommits: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    run {
+        let out = try required(outCommits, "out_commits")
+        out.pointee = 0
+        out.pointee = try lookup(handle, DatabaseBox.self, "database").database.maxCommitsBehind
+    }
+}
+
 @_cdecl("ydb_database_add_commit_observer")
 public func ydb_database_add_commit_observer(_ handle: OpaquePointer?,
                                              _ callback: CObserver?,

@@ -23,11 +23,15 @@ public final class Connection {
     private var longLivedState: PublishedState?
     private var lastSnapshot: UInt64
     private var closed = false
+    /// The long-lived read fell too far behind and its SQLite read was
+    /// released (`releaseLaggingRead`): reads fail until it catches up.
+    private var released = false
 
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
         self.tracksNotifications = tracksNotifications
         handle = try SQLiteHandle(path: database.path)
+        handle.onWALCommit(database.checkpointer)
         lastSnapshot = database.snapshot
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
     }
@@ -72,6 +76,9 @@ public final class Connection {
         try lock.withLock {
             try checkUsable()
             let state: PublishedState
+            if released {
+                throw YDBError(.reloadRequired, "this connection's long-lived read fell more than \(database.maxCommitsBehind) commits behind and was released; call beginLongLivedReadTransaction() to move to the latest snapshot, then reload")
+            }
             if let frozen = longLivedState {
                 state = frozen
             } else {
@@ -151,6 +158,12 @@ public final class Connection {
     /// Freezes the connection on the latest snapshot, or — when it is already
     /// frozen — moves it atomically to the latest snapshot. Returns the commit
     /// notifications of every commit the connection had not seen, oldest first.
+    ///
+    /// Throws `.reloadRequired` when the connection fell more than
+    /// `Database.maxCommitsBehind` commits behind: the notifications in
+    /// between were dropped. The connection is then frozen on the latest
+    /// snapshot all the same; reload whatever depends on it (mappings: call
+    /// `update(with:)` again).
     @discardableResult
     public func beginLongLivedReadTransaction() throws -> [CommitNotification] {
         try lock.withLock {
@@ -159,11 +172,19 @@ public final class Connection {
             if activeTransaction != nil {
                 throw YDBError(.misuse, "cannot begin a long-lived read transaction while a transaction is active")
             }
-            if longLivedState != nil { endSQLiteRead() }
+            if longLivedState != nil && !released { endSQLiteRead() }
             longLivedState = nil
+            released = false
+            // Between two reads this connection pins no part of the log: if it
+            // is long, copy it back now so the new read starts on the file alone
+            // and the next commit can restart the log (see `WALPolicy`).
+            if database.checkpointer.isLogLong { database.checkpointer.checkpoint(on: handle) }
             let (state, skipped) = try database.beginSnapshot(on: handle, for: self, collectSkipped: true)
             longLivedState = state
             lastSnapshot = state.snapshot
+            guard let skipped else {
+                throw YDBError(.reloadRequired, "this connection fell more than \(database.maxCommitsBehind) commits behind: the notifications in between were dropped; it is now at snapshot \(state.snapshot): reload")
+            }
             return skipped
         }
     }
@@ -175,8 +196,22 @@ public final class Connection {
             guard longLivedState != nil else { return }
             longLivedState = nil
             // Otherwise `transactionEnded` ends SQLite's read with the transaction.
-            if activeTransaction == nil { endSQLiteRead() }
+            if activeTransaction == nil && !released { endSQLiteRead() }
+            released = false
         }
+    }
+
+    /// Called after a commit when the database marked this connection as too
+    /// far behind: ends the SQLite read its long-lived read holds, so the log
+    /// can be checkpointed and reused. Skipped while a transaction is open on
+    /// the connection (or another thread holds its lock); tried again after
+    /// the next commit.
+    func releaseLaggingRead() {
+        guard lock.try() else { return }
+        defer { lock.unlock() }
+        guard !closed, longLivedState != nil, !released, activeTransaction == nil else { return }
+        endSQLiteRead()
+        released = true
     }
 
     /// Ends SQLite's read transaction on this handle.

@@ -38,8 +38,15 @@ public final class Database {
     private var nextObserverToken = 1
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
-    private var connectionSnapshots: [ObjectIdentifier: UInt64] = [:]
+    private var connections: [ObjectIdentifier: TrackedConnection] = [:]
+    private var commitsBehindLimit: UInt64 = 1000
+    /// Commits whose observers have not been called yet, oldest first, and
+    /// whether some thread is calling them now (see `deliverNotifications`).
+    private var undelivered: [(CommitNotification, [(CommitNotification) -> Void])] = []
+    private var delivering = false
     private var closed = false
+    /// Copies the write-ahead log back into the file off the commit path.
+    let checkpointer: Checkpointer
     /// Runs view registration and other internal read-write work.
     private var internalConnection: Connection?
 
@@ -63,6 +70,14 @@ public final class Database {
             }
             temporaryDirectory = String(cString: made)
             self.path = temporaryDirectory! + "/database.sqlite"
+        }
+        let gate = writeGate
+        checkpointer = Checkpointer(path: self.path) { body in
+            // A short wait: a transaction left open must not stall the
+            // checkpointer (or `close()`, which waits for it).
+            guard gate.wait(timeout: .now() + .milliseconds(50)) == .success else { return }
+            body()
+            gate.signal()
         }
         lockDescriptor = open(self.path + "-ydbview.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
@@ -88,15 +103,24 @@ public final class Database {
     /// Closes the database: connections stop working, a temporary database's
     /// files are deleted. Idempotent.
     public func close() {
-        let connection: Connection? = stateLock.withLock {
-            guard !closed else { return nil }
+        // What the database held is released after the lock: an observer or
+        // a view callback may hold the last reference to a connection, whose
+        // deinit closes it and takes `stateLock` again.
+        var released: [Any] = []
+        let (wasOpen, connection): (Bool, Connection?) = stateLock.withLock {
+            guard !closed else { return (false, nil) }
             closed = true
+            released = [notifications, observers, published.views, undelivered]
             notifications.removeAll()
             observers.removeAll()
             published.views.removeAll()
+            undelivered.removeAll()
             defer { internalConnection = nil }
-            return internalConnection
+            return (true, internalConnection)
         }
+        guard wasOpen else { return }
+        released.removeAll()
+        checkpointer.stop()
         connection?.close()
         if lockDescriptor >= 0 {
             Foundation.close(lockDescriptor)   // releases the flock
@@ -121,8 +145,22 @@ public final class Database {
         return try Connection(database: self)
     }
 
-    /// Calls `body` after every commit that changed something, on the
-    /// committing thread, after the commit is visible. Returns a token for
+    /// How many commits a connection may fall behind before the database
+    /// stops keeping its notifications and releases its long-lived read
+    /// (which would otherwise keep the write-ahead log from being reused).
+    /// Its next `beginLongLivedReadTransaction` throws `.reloadRequired`.
+    /// Default 1,000; at least 1.
+    public var maxCommitsBehind: UInt64 {
+        get { stateLock.withLock { commitsBehindLimit } }
+        set { stateLock.withLock { commitsBehindLimit = max(1, newValue) } }
+    }
+
+    /// Calls `body` after every commit that changed something, once the
+    /// commit is visible and no engine lock is held. Observers see commits in
+    /// snapshot order: when two threads commit at once, or an observer
+    /// commits itself, the thread already calling observers calls them for
+    /// the later commits too (so `body` may run on another committing thread,
+    /// after that thread's `commit()` returned). Returns a token for
     /// `removeCommitObserver`.
     @discardableResult
     public func addCommitObserver(_ body: @escaping (CommitNotification) -> Void) -> Int {
@@ -145,12 +183,14 @@ public final class Database {
     // MARK: Connection bookkeeping
 
     func connectionOpened(_ connection: Connection, snapshot: UInt64) {
-        stateLock.withLock { connectionSnapshots[ObjectIdentifier(connection)] = snapshot }
+        stateLock.withLock {
+            connections[ObjectIdentifier(connection)] = TrackedConnection(connection: connection, seen: snapshot)
+        }
     }
 
     func connectionClosed(_ connection: Connection) {
         stateLock.withLock {
-            connectionSnapshots.removeValue(forKey: ObjectIdentifier(connection))
+            connections.removeValue(forKey: ObjectIdentifier(connection))
             pruneNotifications()
         }
     }
@@ -158,9 +198,11 @@ public final class Database {
     /// Begins SQLite's read snapshot and captures the matching published
     /// state in one step, so no commit can fall between the two.
     /// With `collectSkipped` (a long-lived read), also returns the
-    /// notifications of the commits this connection had not seen.
+    /// notifications of the commits this connection had not seen — or nil
+    /// when it fell more than `maxCommitsBehind` commits behind and they
+    /// were dropped.
     func beginSnapshot(on handle: SQLiteHandle, for connection: Connection, immediate: Bool = false,
-                       collectSkipped: Bool = false) throws -> (PublishedState, [CommitNotification]) {
+                       collectSkipped: Bool = false) throws -> (PublishedState, [CommitNotification]?) {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -175,38 +217,92 @@ public final class Database {
             }
             guard connection.tracksNotifications else { return (published, []) }
             let id = ObjectIdentifier(connection)
-            let seen = connectionSnapshots[id] ?? published.snapshot
-            let skipped = collectSkipped ? Array(notifications[firstNotification(after: seen)...]) : []
-            connectionSnapshots[id] = published.snapshot
+            let tracked = connections[id] ?? TrackedConnection(connection: connection, seen: published.snapshot)
+            let skipped = !collectSkipped ? []
+                : tracked.behind ? nil
+                : Array(notifications[firstNotification(after: tracked.seen)...])
+            connections[id] = TrackedConnection(connection: connection, seen: published.snapshot)
             pruneNotifications()
             return (published, skipped)
         }
     }
 
     /// Commits a read-write transaction's SQLite work and publishes its state
-    /// and notification atomically with respect to readers.
-    /// Returns the observers to call; the caller calls them once it has
-    /// released its locks, so an observer may itself read or write.
+    /// and notification atomically with respect to readers, and queues the
+    /// notification for the observers. The caller calls `afterCommit()` once
+    /// it has released its locks, so an observer may itself read or write.
     func commit(on handle: SQLiteHandle, by connection: Connection, state: PublishedState,
-                notification: CommitNotification?) throws -> [(CommitNotification) -> Void] {
+                notification: CommitNotification?) throws {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.execute("COMMIT")
             published = state
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {
-                connectionSnapshots[ObjectIdentifier(connection)] = state.snapshot
+                connections[ObjectIdentifier(connection)] = TrackedConnection(connection: connection, seen: state.snapshot)
             }
-            guard let notification else { return [] }
+            guard let notification else { return }
             notifications.append(notification)
             pruneNotifications()
-            return observers.keys.sorted().map { observers[$0]! }
+            if !observers.isEmpty {
+                undelivered.append((notification, observers.keys.sorted().map { observers[$0]! }))
+            }
         }
     }
 
+    /// Run by a committing thread once it holds no lock: releases the
+    /// long-lived reads of connections that fell too far behind, then calls
+    /// the observers of every queued commit.
+    func afterCommit() {
+        let laggards: [Connection] = stateLock.withLock {
+            connections.values.compactMap { $0.behind ? $0.connection : nil }
+        }
+        for connection in laggards { connection.releaseLaggingRead() }
+        deliverNotifications()
+    }
+
+    /// Calls observers commit by commit, oldest first. Only one thread
+    /// delivers at a time; a commit made meanwhile (by another thread, or by
+    /// an observer) is queued and delivered by that thread's loop, so every
+    /// observer sees the commits in snapshot order.
+    private func deliverNotifications() {
+        let mine: Bool = stateLock.withLock {
+            guard !delivering else { return false }
+            delivering = true
+            return true
+        }
+        guard mine else { return }
+        while let (notification, calls) = stateLock.withLock({ () -> (CommitNotification, [(CommitNotification) -> Void])? in
+            guard !undelivered.isEmpty else {
+                delivering = false
+                return nil
+            }
+            return undelivered.removeFirst()
+        }) {
+            for observer in calls { observer(notification) }
+        }
+    }
+
+    /// Drops the notifications no tracked connection still needs. A
+    /// connection more than `maxCommitsBehind` commits behind is marked
+    /// behind and no longer holds them back.
     private func pruneNotifications() {
-        let oldest = connectionSnapshots.values.min() ?? published.snapshot
+        var oldest = published.snapshot
+        for (id, tracked) in connections {
+            if tracked.connection == nil {
+                connections.removeValue(forKey: id)
+            } else if !tracked.behind && tracked.seen + commitsBehindLimit < published.snapshot {
+                connections[id]?.behind = true
+            } else if !tracked.behind {
+                oldest = min(oldest, tracked.seen)
+            }
+        }
         notifications.removeFirst(firstNotification(after: oldest))
+    }
+
+    /// Whether `connection` fell too far behind (test and C layer helper).
+    func isBehind(_ connection: Connection) -> Bool {
+        stateLock.withLock { connections[ObjectIdentifier(connection)]?.behind ?? false }
     }
 
     /// Index of the first kept notification newer than `snapshot`: they are
@@ -236,4 +332,14 @@ public final class Database {
         }
         return try body(connection)
     }
+}
+
+/// What the database knows of one open connection.
+private struct TrackedConnection {
+    weak var connection: Connection?
+    /// The snapshot of the connection's last read or commit.
+    var seen: UInt64
+    /// More than `maxCommitsBehind` commits behind: its notifications are
+    /// no longer kept, and its long-lived read is released.
+    var behind = false
 }

@@ -26,7 +26,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Makes every change durable and visible, publishes one commit
     /// notification (when anything changed) and ends the transaction.
     public func commit() throws {
-        let deliver: () -> Void = try connection.lock.withLock {
+        try connection.lock.withLock {
             if ended { throw YDBError(.misuse, "transaction used after it ended") }
             if let failure {
                 rollback()
@@ -40,11 +40,10 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
         }
         // Observers run with no lock held: they may read or write themselves.
-        deliver()
+        connection.database.afterCommit()
     }
 
-    /// Commits and returns what delivers the notification to observers.
-    private func finishCommit() throws -> () -> Void {
+    private func finishCommit() throws {
         var newState = state
         var logs: [String: ViewCommitLog] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
@@ -62,11 +61,9 @@ public final class ReadWriteTransaction: ReadTransaction {
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs)
         }
-        let observers = try connection.database.commit(on: handle, by: connection, state: newState,
-                                                       notification: notification)
+        try connection.database.commit(on: handle, by: connection, state: newState, notification: notification)
         markEnded()
         connection.writeTransactionEnded(self, snapshot: snapshot)
-        return { if let notification { for observer in observers { observer(notification) } } }
     }
 
     /// Discards every change and ends the transaction. No-op when ended.

@@ -20,8 +20,14 @@ final class SQLiteHandle {
         sqlite3_extended_result_codes(handle, 1)
         // Per-handle settings (SQLite does not store them in the file). In WAL
         // mode NORMAL is durable against application crashes and fsyncs only
-        // at checkpoints, not on every commit.
-        sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", nil, nil, nil)
+        // at checkpoints, not on every commit. The engine checkpoints itself
+        // (`Checkpointer`), so no commit runs SQLite's automatic checkpoint;
+        // when the log restarts it is cut back to `WALPolicy.sizeLimit`.
+        sqlite3_exec(handle, """
+            PRAGMA synchronous = NORMAL;
+            PRAGMA wal_autocheckpoint = 0;
+            PRAGMA journal_size_limit = \(WALPolicy.sizeLimit);
+            """, nil, nil, nil)
     }
 
     deinit { close() }
@@ -85,6 +91,27 @@ final class SQLiteHandle {
     func clearStatementCache() {
         for statement in cache.values { sqlite3_finalize(statement) }
         cache.removeAll()
+    }
+
+    /// Copies committed log frames back into the database file without
+    /// waiting for readers or writers. Returns (frames in the log, frames
+    /// copied): equal when the whole log is in the file, so the next write
+    /// may start the log from the beginning.
+    @discardableResult
+    func checkpointPassive() -> (log: Int32, copied: Int32)? {
+        guard let raw else { return nil }
+        var log: Int32 = 0, copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(raw, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        return rc == SQLITE_OK ? (log, copied) : nil
+    }
+
+    /// Reports the log's frame count after every commit on this handle.
+    func onWALCommit(_ monitor: Checkpointer) {
+        guard let raw else { return }
+        sqlite3_wal_hook(raw, { context, _, _, frames in
+            Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue().committed(frames: Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(monitor).toOpaque())
     }
 
     var changes: Int { raw.map { Int(sqlite3_changes($0)) } ?? 0 }

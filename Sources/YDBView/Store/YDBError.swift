@@ -15,6 +15,9 @@ public enum YDBErrorCode: Int32, Sendable {
     /// Mappings and notifications are not at matching snapshots.
     case mismatch = 9
     case corrupt = 10
+    /// A connection fell more than `Database.maxCommitsBehind` commits
+    /// behind: its notifications were dropped; it must reload.
+    case reloadRequired = 12
 }
 
 /// The one error type the engine throws.

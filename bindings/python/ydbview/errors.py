@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     CALLBACK_FAILED = 8
     MISMATCH = 9
     CORRUPT = 10
+    RELOAD = 12
 
 
 class YDBError(Exception):
@@ -85,6 +86,17 @@ class CorruptError(YDBError):
     code = Status.CORRUPT
 
 
+class ReloadRequired(YDBError):
+    """The connection fell more than ``Database.max_commits_behind`` commits
+    behind and the notifications in between were dropped. Raised by
+    ``begin_long_lived_read_transaction()`` after it moved the connection to
+    the newest snapshot anyway (and by reads of a long-lived read that was
+    released): rebuild whatever depends on the connection, e.g. update
+    mappings from a fresh read transaction."""
+
+    code = Status.RELOAD
+
+
 class ObserverWarning(RuntimeWarning):
     """A commit observer raised; the commit itself succeeded."""
 
@@ -92,7 +104,7 @@ class ObserverWarning(RuntimeWarning):
 _BY_CODE: Dict[int, Type[YDBError]] = {
     cls.code: cls
     for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
-                SQLiteError, CallbackFailedError, MismatchError, CorruptError)
+                SQLiteError, CallbackFailedError, MismatchError, CorruptError, ReloadRequired)
 }
 
 

@@ -269,6 +269,21 @@ class Database(_Closeable):
         _check(lib.ydb_database_snapshot(self._handle, byref(out)))
         return out.value
 
+    @property
+    def max_commits_behind(self) -> int:
+        """How many commits a connection may fall behind (default 1000).
+        Past it the database drops the notifications it kept for that
+        connection and releases its long-lived read, so memory and the
+        write-ahead log stay bounded; the connection's next
+        ``begin_long_lived_read_transaction()`` raises ``ReloadRequired``."""
+        out = c_uint64()
+        _check(lib.ydb_database_max_commits_behind(self._handle, byref(out)))
+        return out.value
+
+    @max_commits_behind.setter
+    def max_commits_behind(self, commits: int) -> None:
+        _check(lib.ydb_database_set_max_commits_behind(self._handle, commits))
+
     # -- connections and observers --
 
     def new_connection(self, *, serializer: Optional[Serializer] = None,
@@ -280,7 +295,9 @@ class Database(_Closeable):
 
     def add_commit_observer(self, observer: Callable[[CommitNotification], Any]) -> int:
         """Calls ``observer(notification)`` after every commit that changed
-        something, on the committing thread. Returns a token for
+        something, in snapshot order: usually on the committing thread, but
+        when threads commit at once the thread already delivering also
+        delivers the later commits. Returns a token for
         ``remove_commit_observer``. An exception in the observer does not
         undo the commit: it is reported as an ``ObserverWarning``."""
         if not callable(observer):
@@ -385,7 +402,11 @@ class Connection(_Closeable):
 
     def begin_long_lived_read_transaction(self) -> List[CommitNotification]:
         """Freezes the connection on the newest snapshot (or moves it there)
-        and returns the notifications of the commits it skipped, oldest first."""
+        and returns the notifications of the commits it skipped, oldest first.
+
+        Raises ``ReloadRequired`` when the connection fell more than
+        ``Database.max_commits_behind`` commits behind: it is at the newest
+        snapshot all the same, but the notifications in between are gone."""
         skipped = c_void_p()
         _check(lib.ydb_connection_begin_long_lived_read(self._handle, byref(skipped)))
         try:

@@ -1,0 +1,114 @@
+import Foundation
+
+/// When the write-ahead log is copied back into the database file, and how
+/// large it may stay. One design serves both disk and speed:
+///
+/// - No commit runs a checkpoint: SQLite's automatic checkpoint is off on
+///   every handle, and `Checkpointer` copies the log on a thread of its own
+///   once it holds `checkpointFrames` pages. SQLite starts the log again from
+///   the beginning only if, when a write begins, the whole log is in the
+///   file; a busy writer appends while the copy runs, so the thread then
+///   pauses writers briefly (the database's write gate) to copy the last
+///   few pages.
+/// - A checkpoint can only copy what no reader still reads, and SQLite can
+///   only start the log again from the beginning when no reader uses it. A
+///   long-lived read that catches up after every commit always uses the log,
+///   so it would grow forever; instead, a catch-up that finds the log long
+///   checkpoints between ending its old read and beginning the new one, and
+///   the new read then starts on the database file alone. The next commit
+///   restarts the log and cuts the file back to `sizeLimit`.
+/// - A reader that never catches up is released once it is
+///   `Database.maxCommitsBehind` commits behind (see `Connection`), so the
+///   log stays bounded in that case too.
+enum WALPolicy {
+    /// Pages the log may hold before a checkpoint is due (about 4 MiB).
+    static let checkpointFrames = 1000
+    /// Bytes the log file is cut back to when it restarts.
+    static let sizeLimit = 4 << 20
+}
+
+/// Learns the log's length from SQLite's commit hook and runs due
+/// checkpoints on a thread of its own, with its own SQLite handle.
+final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
+    private let path: String
+    /// Runs its argument while no write transaction is open, or not at all
+    /// when writers stay busy for longer than a moment.
+    private let whileNoWriter: (() -> Void) -> Void
+    private let lock = NSLock()
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var frames = 0
+    private var nextDue = WALPolicy.checkpointFrames
+    private var pending = false
+    private var started = false
+    private var stopping = false
+    /// Checkpoints run so far (by the thread and by catching-up readers).
+    private var runs = 0
+
+    init(path: String, whileNoWriter: @escaping (() -> Void) -> Void) {
+        self.path = path
+        self.whileNoWriter = whileNoWriter
+    }
+
+    /// Whether the log is long enough that a reader catching up should
+    /// checkpoint before it begins its next read.
+    var isLogLong: Bool { lock.withLock { frames >= WALPolicy.checkpointFrames } }
+
+    var checkpointCount: Int { lock.withLock { runs } }
+
+    /// Called by SQLite's commit hook, on the committing thread, with the
+    /// number of pages now in the log.
+    func committed(frames newFrames: Int) {
+        let due: Bool = lock.withLock {
+            if newFrames < frames { nextDue = WALPolicy.checkpointFrames }   // the log restarted
+            frames = newFrames
+            guard newFrames >= nextDue, !pending, !stopping else { return false }
+            // While a reader pins the log a checkpoint cannot finish: try again
+            // only after another `checkpointFrames` pages, not every commit.
+            nextDue = newFrames + WALPolicy.checkpointFrames
+            pending = true
+            if !started {
+                started = true
+                let thread = Thread { [self] in run() }
+                thread.name = "ydbview checkpointer"
+                thread.start()
+            }
+            return true
+        }
+        if due { wake.signal() }
+    }
+
+    /// Checkpoints on `handle` (a reader between two reads).
+    func checkpoint(on handle: SQLiteHandle) {
+        handle.checkpointPassive()
+        lock.withLock { runs += 1 }
+    }
+
+    /// Stops the thread and closes its handle; waits for a running
+    /// checkpoint. Idempotent.
+    func stop() {
+        let running: Bool = lock.withLock {
+            defer { stopping = true }
+            return started && !stopping
+        }
+        guard running else { return }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func run() {
+        // Its own handle: a checkpoint never waits for a connection's lock.
+        let handle = try? SQLiteHandle(path: path)
+        while true {
+            wake.wait()
+            if lock.withLock({ stopping }) { break }
+            if let handle {
+                checkpoint(on: handle)
+                whileNoWriter { handle.checkpointPassive() }
+            }
+            lock.withLock { pending = false }
+        }
+        handle?.close()
+        finished.signal()
+    }
+}

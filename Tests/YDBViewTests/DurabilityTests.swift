@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+@testable import YDBView
+
+/// Disk and memory stay bounded under the readers a UI keeps, observers see
+/// commits in order, and closing never waits for itself.
+final class DurabilityTests: XCTestCase {
+    var database: Database!
+    override func setUpWithError() throws { database = try Database(path: nil) }
+    override func tearDown() { database.close() }
+
+    var walBytes: Int {
+        (try? FileManager.default.attributesOfItem(atPath: database.path + "-wal")[.size] as? Int) ?? 0
+    }
+
+    /// One row rewritten per commit, in a view, so each commit writes rows,
+    /// index and view table pages.
+    func commitUpdates(_ count: Int, on writer: Connection, after: (Int) throws -> Void = { _ in }) throws {
+        for index in 0 ..< count {
+            try writer.readWrite { t in
+                try t.setObject(Item.encode(group: "g", rank: index % 97), forKey: "k\(index % 50)",
+                                inCollection: "c", metadata: Array(repeating: UInt8(index % 251), count: 300))
+            }
+            try after(index)
+        }
+    }
+
+    func testLogStaysBoundedWhileALongLivedReaderCatchesUpAfterEveryCommit() throws {
+        try database.registerView(rankView(), name: "v")
+        let writer = try database.newConnection(), reader = try database.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        var largest = 0
+        try commitUpdates(4000, on: writer) { index in
+            let skipped = try reader.beginLongLivedReadTransaction()
+            XCTAssertEqual(skipped.count, 1)
+            try reader.read { t in XCTAssertEqual(try t.view("v")?.numberOfItems(inGroup: "g"), min(index + 1, 50)) }
+            largest = max(largest, walBytes)
+        }
+        // Without the catch-up checkpoint the log grows by every commit
+        // (about 40 MB here); with it, it stays near `WALPolicy.sizeLimit`.
+        XCTAssertLessThan(largest, 8 << 20, "the write-ahead log grew to \(largest) bytes")
+        XCTAssertGreaterThan(database.checkpointer.checkpointCount, 0)
+    }
+
+    func testReaderThatNeverCatchesUpIsReleasedAndToldToReload() throws {
+        try database.registerView(rankView(), name: "v")
+        database.maxCommitsBehind = 100
+        let writer = try database.newConnection(), reader = try database.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        let frozen = reader.snapshot
+        try commitUpdates(50, on: writer)
+        // Within the limit the frozen snapshot still reads.
+        try reader.read { t in XCTAssertEqual(t.snapshot, frozen) }
+        var largest = 0
+        try commitUpdates(3000, on: writer) { _ in largest = max(largest, walBytes) }
+        XCTAssertLessThan(largest, 8 << 20, "the write-ahead log grew to \(largest) bytes")
+        XCTAssertThrowsError(try reader.read { _ in }) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)
+        }
+        XCTAssertThrowsError(try reader.beginLongLivedReadTransaction()) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)
+        }
+        // The failed catch-up still moved it to the latest snapshot.
+        XCTAssertEqual(reader.snapshot, database.snapshot)
+        try reader.read { t in
+            XCTAssertEqual(t.snapshot, database.snapshot)
+            XCTAssertEqual(try t.view("v")?.numberOfItems(inGroup: "g"), 50)
+        }
+        try commitUpdates(1, on: writer)
+        XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 1)
+    }
+
+    func testIdleConnectionDropsItsNotificationsPastTheLimit() throws {
+        database.maxCommitsBehind = 10
+        let writer = try database.newConnection(), idle = try database.newConnection()
+        try commitUpdates(5, on: writer)
+        XCTAssertEqual(try idle.beginLongLivedReadTransaction().count, 5)
+        idle.endLongLivedReadTransaction()
+        try commitUpdates(11, on: writer)
+        XCTAssertThrowsError(try idle.beginLongLivedReadTransaction()) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)
+        }
+        XCTAssertTrue(idle.isInLongLivedReadTransaction)
+        try commitUpdates(2, on: writer)
+        XCTAssertEqual(try idle.beginLongLivedReadTransaction().count, 2)
+    }
+
+    func testObserversSeeCommitsInSnapshotOrderAcrossThreads() throws {
+        let seen = Locked<[UInt64]>([])
+        database.addCommitObserver { notification in seen.mutate { $0.append(notification.snapshot) } }
+        let threads = 3, commits = 200
+        let group = DispatchGroup()
+        for thread in 0 ..< threads {
+            let connection = try database.newConnection()
+            DispatchQueue.global().async(group: group) {
+                for index in 0 ..< commits {
+                    try? connection.readWrite { t in
+                        try t.setObject([UInt8(index % 256)], forKey: "t\(thread)", inCollection: "c", metadata: nil)
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        let snapshots = seen.value
+        XCTAssertEqual(snapshots.count, threads * commits)
+        XCTAssertEqual(snapshots, snapshots.sorted(), "observers were called out of snapshot order")
+    }
+
+    func testObserverThatCommitsSeesItsCommitAfterTheOthers() throws {
+        let writer = try database.newConnection()
+        let seen = Locked<[(Int, UInt64)]>([])
+        database.addCommitObserver { notification in
+            seen.mutate { $0.append((1, notification.snapshot)) }
+            if notification.snapshot == 1 {
+                try? writer.readWrite { try $0.setObject([2], forKey: "b", inCollection: "c", metadata: nil) }
+            }
+        }
+        database.addCommitObserver { notification in seen.mutate { $0.append((2, notification.snapshot)) } }
+        let first = try database.newConnection()
+        try first.readWrite { try $0.setObject([1], forKey: "a", inCollection: "c", metadata: nil) }
+        XCTAssertEqual(seen.value.map { "\($0.0)@\($0.1)" }, ["1@1", "2@1", "1@2", "2@2"])
+    }
+
+    /// An observer holding the last reference to a connection: closing the
+    /// database drops it, and the connection's deinit must not wait for the
+    /// lock `close()` is holding.
+    func testCloseWhileAnObserverHoldsTheLastConnection() throws {
+        var connection: Connection? = try database.newConnection()
+        let held = connection!
+        database.addCommitObserver { _ in _ = held.snapshot }
+        connection = nil
+        let done = DispatchSemaphore(value: 0)
+        let database = self.database!
+        Thread { database.close(); done.signal() }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "Database.close() deadlocked")
+    }
+}
+
+/// A value shared between threads.
+final class Locked<Value>: @unchecked Sendable {   // guarded by `lock`
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
