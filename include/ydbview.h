@@ -841,8 +841,9 @@ int ydb_view_definition_init(ydb_view_definition *definition);
 ** read-write transaction of its own, waiting while another connection
 ** writes. A new view populates itself from the existing rows; a persistent
 ** view already stored under `name` with the same version tag calls no
-** callback at all; a different tag or a non-persistent view repopulates.
-** Registering a name again replaces its definition. The commit's
+** callback at all -- unless it is stale (below); a different tag or a
+** non-persistent view repopulates. ydb_view_registration_outcome says which
+** happened. Registering a name again replaces its definition. The commit's
 ** notification carries the view's changes, so mappings over it get a
 ** changeset.
 **
@@ -855,6 +856,23 @@ int ydb_view_definition_init(ydb_view_definition *definition);
 int ydb_view_register(ydb_database *db, const char *name,
                       const ydb_view_definition *definition, void *ctx,
                       ydb_destructor_fn destroy);
+
+/*
+** Stale views.  Every change to the rows advances a counter stored in the
+** database, in the same SQLite transaction -- also a change made while a
+** view was not registered, or by another SQLite client (triggers keep the
+** counter). A stored view that missed a change is stale, and registering
+** it repopulates it even with the same version tag.
+**
+** ydb_view_registration_outcome stores in *out_outcome how the registered
+** view `name` was built when it was last registered: one of the values
+** below. An unregistered name gives YDB_NOTFOUND.
+*/
+#define YDB_VIEW_BUILT            1  /* populated: new, or not persistent */
+#define YDB_VIEW_LOADED           2  /* loaded as stored: no callback ran */
+#define YDB_VIEW_REBUILT_NEW_TAG  3  /* stored with another version tag */
+#define YDB_VIEW_REBUILT_STALE    4  /* rows changed while not registered */
+int ydb_view_registration_outcome(ydb_database *db, const char *name, int *out_outcome);
 
 /*
 ** ydb_view_unregister unregisters the view and drops what it stored; its

@@ -257,6 +257,21 @@ public func ydb_view_register(_ databaseHandle: OpaquePointer?, _ name: UnsafePo
     return status
 }
 
+@_cdecl("ydb_view_registration_outcome")
+public func ydb_view_registration_outcome(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                          _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
+    run {
+        let out = try required(outOutcome, "out_outcome")
+        out.pointee = 0
+        let database = try lookup(databaseHandle, DatabaseBox.self, "database")
+        let viewName = try string(name, "view name")
+        guard let outcome = database.database.registrationOutcome(ofView: viewName) else {
+            throw YDBError(.notFound, "no view named '\(viewName)' is registered")
+        }
+        out.pointee = outcome.rawValue
+    }
+}
+
 @_cdecl("ydb_view_unregister")
 public func ydb_view_unregister(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> Int32 {
     run {

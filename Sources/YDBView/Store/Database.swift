@@ -47,6 +47,10 @@ public final class Database {
     private var closed = false
     /// Copies the write-ahead log back into the file off the commit path.
     let checkpointer: Checkpointer
+    /// Whether some stored view that is not registered may still be marked
+    /// fresh: the first commit that changes rows then marks it stale.
+    /// Read and written only by the write transaction (under `writeGate`).
+    var storedViewsMayMissCommits = false
     /// Runs view registration and other internal read-write work.
     private var internalConnection: Connection?
 
@@ -92,6 +96,7 @@ public final class Database {
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
             published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
+            storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
             Foundation.close(lockDescriptor)   // init failed: deinit will not run
             throw error

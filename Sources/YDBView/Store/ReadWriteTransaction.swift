@@ -55,13 +55,20 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
         newState.snapshot = snapshot
         var notification: CommitNotification?
+        let rowsChanged = !changedRows.isEmpty || !removedCollections.isEmpty || removedAll
+        let database = connection.database
+        if rowsChanged && database.storedViewsMayMissCommits {
+            // Stored views that are not registered miss these row changes.
+            try ViewStorage.markStale(except: writers.values.compactMap { $0.instance.storageID }, handle)
+        }
         if changed {
             try Schema.writeSnapshot(handle, snapshot)
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs)
         }
-        try connection.database.commit(on: handle, by: connection, state: newState, notification: notification)
+        try database.commit(on: handle, by: connection, state: newState, notification: notification)
+        if rowsChanged { database.storedViewsMayMissCommits = false }
         markEnded()
         connection.writeTransactionEnded(self, snapshot: snapshot)
     }

@@ -1,7 +1,7 @@
 /// The on-disk layout. Bump `currentVersion` and add a migration step when
 /// it changes; a database written by a newer release is refused.
 enum Schema {
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     static let create = """
         CREATE TABLE IF NOT EXISTS ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -23,6 +23,24 @@ enum Schema {
     // Row ids are never reused (AUTOINCREMENT): views and changesets identify
     // rows by id across commits, so a new row must not take a removed row's id.
 
+    /// Version 2: views know when they are stale (see docs: "Stale views").
+    /// `row_version` counts every change to `ydb_rows`, by this library or
+    /// by any other SQLite client (triggers); `row_version_seen` is its value
+    /// after this library's last commit, so a difference at open means
+    /// someone else changed rows. `ydb_views.fresh` is 1 while a stored view
+    /// has seen every row change; version-1 views start stale.
+    static let migrateToVersion2 = """
+        ALTER TABLE ydb_views ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;
+        INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('row_version', 0), ('row_version_seen', 0);
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_inserted AFTER INSERT ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_updated AFTER UPDATE ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_deleted AFTER DELETE ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        UPDATE ydb_meta SET value = 2 WHERE name = 'schema_version';
+        """
+
     /// Creates or checks the schema; returns the current snapshot number.
     static func prepare(_ handle: SQLiteHandle) throws -> UInt64 {
         try handle.execute("BEGIN IMMEDIATE")
@@ -35,7 +53,17 @@ enum Schema {
                 throw YDBError(.corrupt, "database schema version \(stored) is newer than this library (\(currentVersion))")
             }
             if stored == nil {
-                try handle.execute("INSERT INTO ydb_meta (name, value) VALUES ('schema_version', \(currentVersion))")
+                try handle.execute("INSERT INTO ydb_meta (name, value) VALUES ('schema_version', 1)")
+            }
+            if (stored ?? 1) < 2 { try handle.execute(migrateToVersion2) }
+            // Rows changed by another program since this library's last commit:
+            // no stored view saw them.
+            if try value("row_version", handle) != value("row_version_seen", handle) {
+                try handle.execute("""
+                    UPDATE ydb_views SET fresh = 0;
+                    UPDATE ydb_meta SET value = (SELECT value FROM ydb_meta WHERE name = 'row_version')
+                        WHERE name = 'row_version_seen';
+                    """)
             }
             let snapshot = try readSnapshot(handle)
             try handle.execute("COMMIT")
@@ -53,8 +81,21 @@ enum Schema {
         return UInt64(bitPattern: select.int64(0))
     }
 
+    private static func value(_ name: String, _ handle: SQLiteHandle) throws -> Int64? {
+        let select = try handle.statement("SELECT value FROM ydb_meta WHERE name = ?1")
+        defer { select.reset() }
+        select.bind(1, name)
+        return try select.step() ? select.int64(0) : nil
+    }
+
+    /// Records a commit: its snapshot number, and that this library has seen
+    /// every row change so far (`row_version_seen`).
     static func writeSnapshot(_ handle: SQLiteHandle, _ snapshot: UInt64) throws {
-        let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'snapshot'")
+        let update = try handle.statement("""
+            UPDATE ydb_meta SET value = CASE name WHEN 'snapshot' THEN ?1
+                ELSE (SELECT value FROM ydb_meta WHERE name = 'row_version') END
+            WHERE name IN ('snapshot', 'row_version_seen')
+            """)
         update.bind(1, Int64(bitPattern: snapshot))
         try update.run()
     }

@@ -3,14 +3,25 @@ extension Database {
     ///
     /// - A new view populates itself from the existing (allowed) rows.
     /// - A persistent view already stored with the same `versionTag` loads its
-    ///   stored state and calls no callback.
+    ///   stored state and calls no callback — unless rows changed while it
+    ///   was not registered (it is stale): then it repopulates.
     /// - A different tag, or a non-persistent view, repopulates.
     /// The commit's notification carries the view's log (a reset, then one
     /// insert per row) so mappings over the view get a changeset.
-    public func registerView(_ view: View, name: String) throws {
+    /// Returns which of these happened.
+    @discardableResult
+    public func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         try validateName(name, "view name")
-        try withInternalConnection { connection in
+        return try withInternalConnection { connection in
             try connection.readWrite { try $0.registerView(view, name: name) }
+        }
+    }
+
+    /// How the registered view `name` was built when it was registered; nil
+    /// for a name not registered.
+    public func registrationOutcome(ofView name: String) -> ViewRegistrationOutcome? {
+        try? withInternalConnection { connection in
+            try connection.read { $0.viewInstance(named: name)?.registration }
         }
     }
 
@@ -31,31 +42,41 @@ extension Database {
 }
 
 extension ReadWriteTransaction {
-    func registerView(_ view: View, name: String) throws {
+    func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         try viewWork {
             if let existing = writer(named: name) {
                 let same = existing.instance.definition.versionTag == view.versionTag
                     && existing.instance.definition.isPersistent == view.isPersistent
                 if same && view.isPersistent {
                     existing.replaceCallbacks(view)
+                    existing.instance.registration = .loaded
                     installWriter(existing)
-                    return
+                    return .loaded
                 }
                 try existing.redefine(view, storageID: try freshStorage(for: view, name: name), self)
+                existing.instance.registration = view.isPersistent ? .rebuiltForNewVersionTag : .built
                 installWriter(existing)
-                return
+                return existing.instance.registration
             }
-            if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle),
-               stored.versionTag == view.versionTag, stored.format == ViewStorage.formatVersion {
-                let state = try ViewStorage.load(id: stored.id, handle)
-                installWriter(ViewWriter(instance: ViewInstance(
-                    name: name, definition: view, storageID: stored.id, state: state)))
-                return
+            var outcome = ViewRegistrationOutcome.built
+            if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) {
+                let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
+                if sameDefinition && stored.isFresh {
+                    var instance = ViewInstance(name: name, definition: view, storageID: stored.id,
+                                                state: try ViewStorage.load(id: stored.id, handle))
+                    instance.registration = .loaded
+                    installWriter(ViewWriter(instance: instance))
+                    return .loaded
+                }
+                outcome = sameDefinition ? .rebuiltBecauseStale : .rebuiltForNewVersionTag
             }
-            let writer = ViewWriter(instance: ViewInstance(
-                name: name, definition: view, storageID: try freshStorage(for: view, name: name), state: ViewState()))
+            var instance = ViewInstance(name: name, definition: view,
+                                        storageID: try freshStorage(for: view, name: name), state: ViewState())
+            instance.registration = outcome
+            let writer = ViewWriter(instance: instance)
             try writer.repopulate(self)
             installWriter(writer)
+            return outcome
         }
     }
 

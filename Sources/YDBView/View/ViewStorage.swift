@@ -12,16 +12,34 @@ enum ViewStorage {
         let id: Int64
         let versionTag: String
         let format: Int
+        /// False once rows changed while the view was not registered.
+        let isFresh: Bool
     }
 
     static func table(_ id: Int64) -> String { "ydb_view_\(id)" }
 
     static func registration(named name: String, _ handle: SQLiteHandle) throws -> Registration? {
-        let select = try handle.statement("SELECT id, version_tag, format FROM ydb_views WHERE name = ?1")
+        let select = try handle.statement("SELECT id, version_tag, format, fresh FROM ydb_views WHERE name = ?1")
         defer { select.reset() }
         select.bind(1, name)
         guard try select.step() else { return nil }
-        return Registration(id: select.int64(0), versionTag: select.string(1), format: select.int(2))
+        return Registration(id: select.int64(0), versionTag: select.string(1), format: select.int(2),
+                            isFresh: select.int(3) != 0)
+    }
+
+    /// Whether any stored view is still fresh (at open: such views go stale
+    /// at the first commit that changes rows without them registered).
+    static func anyFresh(_ handle: SQLiteHandle) throws -> Bool {
+        let select = try handle.statement("SELECT 1 FROM ydb_views WHERE fresh = 1 LIMIT 1")
+        defer { select.reset() }
+        return try select.step()
+    }
+
+    /// Marks every stored view stale except `registered` (ids): they miss the
+    /// row changes of the commit running this.
+    static func markStale(except registered: [Int64], _ handle: SQLiteHandle) throws {
+        let kept = registered.map(String.init).joined(separator: ",")
+        try handle.execute("UPDATE ydb_views SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
     }
 
     /// Creates a fresh, empty table and records the registration; returns its id.
@@ -34,7 +52,7 @@ enum ViewStorage {
             "CREATE TABLE \(table(id)) (rowid INTEGER PRIMARY KEY, grp TEXT NOT NULL, label INTEGER NOT NULL)")
         try createOrderIndex(id: id, handle)
         let insert = try handle.statement(
-            "INSERT INTO ydb_views (name, id, version_tag, format) VALUES (?1, ?2, ?3, ?4)")
+            "INSERT INTO ydb_views (name, id, version_tag, format, fresh) VALUES (?1, ?2, ?3, ?4, 1)")
         insert.bind(1, name)
         insert.bind(2, id)
         insert.bind(3, versionTag)
@@ -119,6 +137,23 @@ struct ViewInstance {
     var state: ViewState
     /// Where the last insert landed, so the next one can try there first.
     var hint: InsertHint = .none
+    /// How its registration built it.
+    var registration: ViewRegistrationOutcome = .built
+}
+
+/// How registering a view built its contents.
+public enum ViewRegistrationOutcome: Int32, Sendable {
+    /// Populated from the rows: a new view, or one that is not persistent.
+    case built = 1
+    /// Loaded from the database (a persistent view stored with the same
+    /// version tag that saw every row change), or kept as registered; no
+    /// callback ran.
+    case loaded = 2
+    /// Repopulated because the stored version tag (or storage format) differs.
+    case rebuiltForNewVersionTag = 3
+    /// Repopulated because rows changed while the view was not registered
+    /// (by this library without it, or by another SQLite client).
+    case rebuiltBecauseStale = 4
 }
 
 enum InsertHint {

@@ -2,7 +2,7 @@
 /// callbacks, moves rows in the working `ViewState`, writes the storage table
 /// and records the view log (semantics.md, "Views").
 final class ViewWriter {
-    private(set) var instance: ViewInstance
+    var instance: ViewInstance
     /// The view as the transaction found it.
     private let before: ViewState
     private var entries: [ViewLogEntry] = []

@@ -126,6 +126,7 @@ _SIGNATURES = {
     "ydb_database_path": (c_int, [c_void_p, POINTER(c_char_p)]),
     "ydb_database_snapshot": (c_int, [c_void_p, _u64_out]),
     "ydb_database_set_max_commits_behind": (c_int, [c_void_p, c_uint64]),
+    "ydb_view_registration_outcome": (c_int, [c_void_p, c_char_p, POINTER(c_int)]),
     "ydb_database_max_commits_behind": (c_int, [c_void_p, _u64_out]),
     "ydb_database_add_commit_observer": (
         c_int, [c_void_p, OBSERVER_FN, c_void_p, DESTRUCTOR_FN, _u64_out]),

@@ -318,15 +318,17 @@ class Database(_Closeable):
     # -- views --
 
     def register_view(self, name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
-                      persistent: bool = True, collections: Optional[Iterable[str]] = None) -> None:
+                      persistent: bool = True, collections: Optional[Iterable[str]] = None) -> Any:
         """Registers view ``name`` (see ``ydbview.views``): ``grouping(row)``
         returns a row's group (None leaves it out), ``sorting(group, row1,
         row2)`` returns <0, 0 or >0. Plain callables read the whole row;
         use ``ydbview.grouping``/``ydbview.sorting`` to declare less.
 
         A new view populates itself; a persistent view already stored with
-        the same ``version_tag`` calls nothing; another tag (or
-        ``persistent=False``) repopulates. ``collections`` restricts the
+        the same ``version_tag`` calls nothing, unless rows changed while it
+        was not registered (it is stale); another tag (or
+        ``persistent=False``) repopulates. Returns a ``RegistrationOutcome``
+        saying which happened. ``collections`` restricts the
         view to those collections. Objects and metadata reach the callbacks
         through this database's serializers. An exception raised by a
         callback registers nothing and is re-raised here. The callbacks are
@@ -334,8 +336,8 @@ class Database(_Closeable):
         registration of ``name``, or ``close()``."""
         from .views import register_view
 
-        register_view(self, name, grouping, sorting, version_tag=version_tag, persistent=persistent,
-                      collections=collections)
+        return register_view(self, name, grouping, sorting, version_tag=version_tag, persistent=persistent,
+                             collections=collections)
 
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases

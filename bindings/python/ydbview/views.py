@@ -58,6 +58,7 @@ __all__ = [
     "Sorting",
     "grouping",
     "sorting",
+    "RegistrationOutcome",
     "ViewTransaction",
     "has_view_changes",
     "has_group_changes",
@@ -71,6 +72,20 @@ class Flavour(enum.IntEnum):
     OBJECT = 1
     METADATA = 2
     ROW = 3
+
+
+class RegistrationOutcome(enum.IntEnum):
+    """How registering a view built it (``YDB_VIEW_*``)."""
+
+    #: Populated from the rows: a new view, or one that is not persistent.
+    BUILT = 1
+    #: Loaded as stored (same version tag, saw every row change): no callback ran.
+    LOADED = 2
+    #: Repopulated: the stored version tag differs.
+    REBUILT_NEW_TAG = 3
+    #: Repopulated: rows changed while the view was not registered (by this
+    #: library without it, or by another SQLite client).
+    REBUILT_STALE = 4
 
 
 class InvokeOptions(enum.IntFlag):
@@ -287,7 +302,7 @@ def _new_entry(grouping: Grouping, sorting: Sorting, serializer: "Serializer",
 
 
 def register_view(database: "Database", name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
-                  persistent: bool = True, collections: Optional[Iterable[str]] = None) -> None:
+                  persistent: bool = True, collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
 
     encoded = _encode(name, "view name")
     definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, version_tag, persistent,
@@ -297,6 +312,9 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any, 
     status = lib.ydb_view_register(database._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE)
     del keep_alive
     _check(status)
+    outcome = c_int()
+    _check(lib.ydb_view_registration_outcome(database._handle, encoded, byref(outcome)))
+    return RegistrationOutcome(outcome.value)
 
 
 def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any, *,

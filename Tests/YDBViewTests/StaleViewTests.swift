@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+@testable import YDBView
+
+/// A persistent view that missed row changes repopulates at registration.
+final class StaleViewTests: XCTestCase {
+    var directory: URL!
+    var path: String { directory.appendingPathComponent("db.sqlite").path }
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-stale-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    func write(_ keys: [String], rank: Int = 1) throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        try database.newConnection().readWrite { t in
+            for key in keys {
+                try t.setObject(Item.encode(group: "g", rank: rank), forKey: key, inCollection: "c", metadata: nil)
+            }
+        }
+    }
+
+    func reopen(_ counter: CallCounter = CallCounter(), tag: String = "1",
+                _ body: (Database, ViewRegistrationOutcome) throws -> Void) throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        try body(database, try database.registerView(rankView(counter: counter, tag: tag), name: "v"))
+    }
+
+    func keys(_ database: Database) throws -> [String] {
+        try database.newConnection().read { try $0.view("v")!.dump()["g"] ?? [] }
+    }
+
+    func testViewThatMissedCommitsIsRepopulatedAndSaysSo() throws {
+        try reopen { _, outcome in XCTAssertEqual(outcome, .built) }
+        try write(["a", "b"])
+        let counter = CallCounter()
+        try reopen(counter) { database, outcome in
+            XCTAssertEqual(outcome, .rebuiltBecauseStale)
+            XCTAssertEqual(counter.grouping, 2)
+            XCTAssertEqual(try keys(database), ["a", "b"])
+            XCTAssertEqual(database.registrationOutcome(ofView: "v"), .rebuiltBecauseStale)
+            XCTAssertNil(database.registrationOutcome(ofView: "nosuch"))
+            try database.newConnection().readWrite { t in
+                try t.setObject(Item.encode(group: "g", rank: 0), forKey: "c", inCollection: "c", metadata: nil)
+            }
+        }
+        // Registered while rows changed: loaded as stored next time.
+        let quiet = CallCounter()
+        try reopen(quiet) { database, outcome in
+            XCTAssertEqual(outcome, .loaded)
+            XCTAssertEqual(quiet.grouping + quiet.sorting, 0)
+            XCTAssertEqual(try keys(database), ["c", "a", "b"])
+        }
+        try reopen(tag: "2") { _, outcome in XCTAssertEqual(outcome, .rebuiltForNewVersionTag) }
+    }
+
+    func testOnlyTheViewsNotRegisteredGoStale() throws {
+        do {
+            let database = try Database(path: path)
+            try database.registerView(rankView(), name: "v")
+            try database.registerView(rankView(), name: "w")
+            database.close()
+        }
+        do {
+            let database = try Database(path: path)
+            try database.registerView(rankView(), name: "v")
+            try database.newConnection().readWrite { t in
+                try t.setObject(Item.encode(group: "g", rank: 1), forKey: "k", inCollection: "c", metadata: nil)
+            }
+            database.close()
+        }
+        let database = try Database(path: path)
+        defer { database.close() }
+        XCTAssertEqual(try database.registerView(rankView(), name: "v"), .loaded)
+        XCTAssertEqual(try database.registerView(rankView(), name: "w"), .rebuiltBecauseStale)
+        XCTAssertEqual(try database.newConnection().read { try $0.view("w")!.dump()["g"] }, ["k"])
+    }
+}
