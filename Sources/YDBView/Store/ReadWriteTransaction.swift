@@ -5,6 +5,9 @@
 /// callback), the transaction is poisoned: later operations throw and
 /// `commit()` rolls everything back and throws the first error.
 public final class ReadWriteTransaction: ReadTransaction {
+    /// Writers of the views this transaction touched, made on first use: a
+    /// transaction that touches one view (a registration) costs the same
+    /// however many views exist. `state.views` names every view.
     private var writers: [String: ViewWriter] = [:]
     private var changedRows: [RowKey: RowChangeKind] = [:]
     private var removedCollections: Set<String> = []
@@ -16,9 +19,6 @@ public final class ReadWriteTransaction: ReadTransaction {
     override init(connection: Connection, state: PublishedState) {
         startSnapshot = state.snapshot
         super.init(connection: connection, state: state)
-        for (name, instance) in state.views {
-            writers[name] = ViewWriter(instance: instance)
-        }
     }
 
     // MARK: Ending
@@ -59,7 +59,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         let database = connection.database
         if rowsChanged && database.storedViewsMayMissCommits {
             // Stored views that are not registered miss these row changes.
-            try ViewStorage.markStale(except: writers.values.compactMap { $0.instance.storageID }, handle)
+            try ViewStorage.markStale(except: state.views.keys.compactMap { viewInstance(named: $0)?.storageID },
+                                      handle)
         }
         if changed {
             try Schema.writeSnapshot(handle, snapshot)
@@ -191,7 +192,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     private func rowChanged(_ rowid: Int64, _ key: String, _ collection: String, _ kind: RowChangeKind,
                             object: [UInt8]? = nil, metadata: [UInt8]?? = nil) throws {
         record(kind, RowKey(collection: collection, key: key))
-        guard !writers.isEmpty else { return }
+        guard !state.views.isEmpty else { return }
         let missing: ViewFlavour = object != nil ? .metadata : metadata != nil ? .object : .row
         var row = try loadRow(rowid, missing)
         if let object { row.object = object }
@@ -263,20 +264,27 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        for writer in writers.values { try body(writer) }
+        for name in state.views.keys { try body(writer(named: name)!) }
     }
 
     /// The working copy of a view, for queries inside this transaction.
     override func viewInstance(named name: String) -> ViewInstance? {
-        writers[name]?.instance
+        writers[name]?.instance ?? state.views[name]
     }
 
-    func writer(named name: String) -> ViewWriter? { writers[name] }
+    func writer(named name: String) -> ViewWriter? {
+        if let writer = writers[name] { return writer }
+        guard let instance = state.views[name] else { return nil }
+        let writer = ViewWriter(instance: instance)
+        writers[name] = writer
+        return writer
+    }
 
     /// Adds (or replaces) a view in this transaction; used by registration
     /// and by changing a view's grouping/sorting.
     func installWriter(_ writer: ViewWriter) {
         writers[writer.instance.name] = writer
+        state.views[writer.instance.name] = writer.instance
         changed = true
     }
 

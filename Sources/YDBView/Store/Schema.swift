@@ -23,7 +23,8 @@ enum Schema {
     // Row ids are never reused (AUTOINCREMENT): views and changesets identify
     // rows by id across commits, so a new row must not take a removed row's id.
 
-    /// Version 2: views know when they are stale (see docs: "Stale views").
+    /// Version 2: views know when they are stale (see docs: "Stale views"),
+    /// and all views share one table.
     /// `row_version` counts every change to `ydb_rows`, by this library or
     /// by any other SQLite client (triggers); `row_version_seen` is its value
     /// after this library's last commit, so a difference at open means
@@ -31,6 +32,12 @@ enum Schema {
     /// has seen every row change; version-1 views start stale.
     static let migrateToVersion2 = """
         ALTER TABLE ydb_views ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE ydb_view_rows (
+            view INTEGER NOT NULL,
+            row INTEGER NOT NULL,
+            grp TEXT NOT NULL,
+            label INTEGER NOT NULL,
+            PRIMARY KEY (view, row)) WITHOUT ROWID;
         INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('row_version', 0), ('row_version_seen', 0);
         CREATE TRIGGER IF NOT EXISTS ydb_rows_inserted AFTER INSERT ON ydb_rows
             BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
@@ -55,7 +62,10 @@ enum Schema {
             if stored == nil {
                 try handle.execute("INSERT INTO ydb_meta (name, value) VALUES ('schema_version', 1)")
             }
-            if (stored ?? 1) < 2 { try handle.execute(migrateToVersion2) }
+            if (stored ?? 1) < 2 {
+                try dropVersion1ViewTables(handle)
+                try handle.execute(migrateToVersion2)
+            }
             // Rows changed by another program since this library's last commit:
             // no stored view saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {
@@ -79,6 +89,18 @@ enum Schema {
         defer { select.reset() }
         guard try select.step() else { throw YDBError(.corrupt, "snapshot number missing") }
         return UInt64(bitPattern: select.int64(0))
+    }
+
+    /// Version 1 kept each view in a table of its own (`ydb_view_<id>`).
+    /// Their contents are not carried over: the views start stale and
+    /// repopulate into the shared table when registered.
+    private static func dropVersion1ViewTables(_ handle: SQLiteHandle) throws {
+        let select = try handle.statement(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'ydb_view_[0-9]*'")
+        var tables: [String] = []
+        while try select.step() { tables.append(select.string(0)) }
+        select.reset()
+        for table in tables { try handle.execute("DROP TABLE \(table)") }
     }
 
     private static func value(_ name: String, _ handle: SQLiteHandle) throws -> Int64? {

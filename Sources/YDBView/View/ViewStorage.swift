@@ -1,12 +1,14 @@
-/// How a persistent view is stored: one registry row in `ydb_views`, and one
-/// table `ydb_view_<id>` holding each row's group and order label. Table
-/// names are built from the numeric id only, so view and group names never
-/// reach SQL text. One changed row rewrites one table row (plus its index
-/// entry): O(1) pages.
+/// How persistent views are stored: one registry row per view in
+/// `ydb_views`, and every view's rows in the one table `ydb_view_rows`,
+/// keyed by (view id, row id) and holding the row's group and order label.
+/// One table for all views means registering or dropping a view never
+/// changes the schema (a schema change makes every connection re-read the
+/// whole schema, so a table per view made registration slower with every
+/// view). One changed row rewrites one table row: O(1) pages.
 enum ViewStorage {
     /// Bump when the stored layout or label scheme changes: views stored in
-    /// another format repopulate at registration.
-    static let formatVersion = 1
+    /// another format repopulate at registration. Format 2: the shared table.
+    static let formatVersion = 2
 
     struct Registration {
         let id: Int64
@@ -15,8 +17,6 @@ enum ViewStorage {
         /// False once rows changed while the view was not registered.
         let isFresh: Bool
     }
-
-    static func table(_ id: Int64) -> String { "ydb_view_\(id)" }
 
     static func registration(named name: String, _ handle: SQLiteHandle) throws -> Registration? {
         let select = try handle.statement("SELECT id, version_tag, format, fresh FROM ydb_views WHERE name = ?1")
@@ -42,15 +42,12 @@ enum ViewStorage {
         try handle.execute("UPDATE ydb_views SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
     }
 
-    /// Creates a fresh, empty table and records the registration; returns its id.
+    /// Records a new, empty, fresh view; returns its id.
     static func create(named name: String, versionTag: String, _ handle: SQLiteHandle) throws -> Int64 {
         let next = try handle.statement("SELECT coalesce(max(id), 0) + 1 FROM ydb_views")
         try next.step()
         let id = next.int64(0)
         next.reset()
-        try handle.execute(
-            "CREATE TABLE \(table(id)) (rowid INTEGER PRIMARY KEY, grp TEXT NOT NULL, label INTEGER NOT NULL)")
-        try createOrderIndex(id: id, handle)
         let insert = try handle.statement(
             "INSERT INTO ydb_views (name, id, version_tag, format, fresh) VALUES (?1, ?2, ?3, ?4, 1)")
         insert.bind(1, name)
@@ -61,69 +58,58 @@ enum ViewStorage {
         return id
     }
 
-    /// Drops a view's table and registration (no-op when not stored).
+    /// Drops a view's rows and registration (no-op when not stored).
     static func drop(named name: String, _ handle: SQLiteHandle) throws {
         guard let existing = try registration(named: name, handle) else { return }
-        try handle.execute("DROP TABLE IF EXISTS \(table(existing.id))")
+        try deleteAll(id: existing.id, handle)
         let delete = try handle.statement("DELETE FROM ydb_views WHERE name = ?1")
         delete.bind(1, name)
         try delete.run()
-        handle.clearStatementCache()
     }
 
-    /// Reads a stored view back without calling any callback: rows come out
-    /// in (group, label) order from the index, so the trees are bulk-built.
+    /// Reads a stored view back without calling any callback. Rows come out
+    /// in row id order (the table's key); each group's rows are then sorted
+    /// by label, integers only, and the trees are bulk-built.
     static func load(id: Int64, _ handle: SQLiteHandle) throws -> ViewState {
-        let owned = try handle.uncachedStatement("SELECT rowid, grp, label FROM \(table(id)) ORDER BY grp, label")
+        let owned = try handle.uncachedStatement("SELECT row, grp, label FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
-        var state = ViewState()
+        select.bind(1, id)
         var places: [(Int64, RowPlace)] = []
-        var currentGroup: String?
-        var members: [(Int64, Int64)] = []
-        func flush() {
-            guard let group = currentGroup, !members.isEmpty else { return }
-            state.groups.insert(GroupName(value: group), GroupTree(sorted: members))
-            members.removeAll(keepingCapacity: true)
-        }
+        var members: [String: [(Int64, Int64)]] = [:]
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
-            if group != currentGroup { flush(); currentGroup = group }
-            members.append((label, rowid))
+            members[group, default: []].append((label, rowid))
             places.append((rowid, RowPlace(group: group, label: label)))
         }
-        flush()
-        places.sort { $0.0 < $1.0 }
+        var state = ViewState()
+        for (group, rows) in members {
+            state.groups.insert(GroupName(value: group), GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
+        }
         state.places = CountedTree(sorted: places)
         return state
     }
 
-    /// The (group, label) index that `load` reads in order. Population drops
-    /// it and builds it again after writing every row: one sort instead of a
-    /// million random index inserts.
-    static func createOrderIndex(id: Int64, _ handle: SQLiteHandle) throws {
-        try handle.execute("CREATE INDEX IF NOT EXISTS \(table(id))_order ON \(table(id)) (grp, label)")
-    }
-
-    static func dropOrderIndex(id: Int64, _ handle: SQLiteHandle) throws {
-        try handle.execute("DROP INDEX IF EXISTS \(table(id))_order")
-    }
-
     static func put(id: Int64, rowid: Int64, group: String, label: Int64, _ handle: SQLiteHandle) throws {
-        let insert = try handle.statement("INSERT OR REPLACE INTO \(table(id)) (rowid, grp, label) VALUES (?1, ?2, ?3)")
-        insert.bind(1, rowid)
-        insert.bind(2, group)
-        insert.bind(3, label)
+        let insert = try handle.statement(
+            "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label) VALUES (?1, ?2, ?3, ?4)")
+        insert.bind(1, id)
+        insert.bind(2, rowid)
+        insert.bind(3, group)
+        insert.bind(4, label)
         try insert.run()
     }
 
     static func delete(id: Int64, rowid: Int64, _ handle: SQLiteHandle) throws {
-        let delete = try handle.statement("DELETE FROM \(table(id)) WHERE rowid = ?1")
-        delete.bind(1, rowid)
+        let delete = try handle.statement("DELETE FROM ydb_view_rows WHERE view = ?1 AND row = ?2")
+        delete.bind(1, id)
+        delete.bind(2, rowid)
         try delete.run()
     }
 
     static func deleteAll(id: Int64, _ handle: SQLiteHandle) throws {
-        try handle.execute("DELETE FROM \(table(id))")
+        let delete = try handle.statement("DELETE FROM ydb_view_rows WHERE view = ?1")
+        delete.bind(1, id)
+        try delete.run()
     }
 }
 

@@ -133,11 +133,9 @@ final class ViewWriter {
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
-            try ViewStorage.dropOrderIndex(id: id, transaction.handle)
             for (rowid, place) in places {
                 try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label, transaction.handle)
             }
-            try ViewStorage.createOrderIndex(id: id, transaction.handle)
         }
         newState.places = CountedTree(sorted: places)
         state = newState

@@ -60,3 +60,33 @@ def test_stale_view_is_repopulated(tmp_path: Path) -> None:
         assert db.register_view("v", one_group, by_key) == RegistrationOutcome.REBUILT_STALE
         assert keys(db) == ["b"]
         assert db.register_view("v", one_group, by_key, version_tag="2") == RegistrationOutcome.REBUILT_NEW_TAG
+
+
+def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> None:
+    # A file as version 1 of the library wrote it: a table per view.
+    path = tmp_path / "v1.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript("""
+        PRAGMA journal_mode = WAL;
+        CREATE TABLE ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        CREATE TABLE ydb_rows (rowid INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL,
+            key TEXT NOT NULL, object BLOB NOT NULL, metadata BLOB, UNIQUE (collection, key));
+        CREATE TABLE ydb_views (name TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE,
+            version_tag TEXT NOT NULL, format INTEGER NOT NULL);
+        CREATE TABLE ydb_view_1 (rowid INTEGER PRIMARY KEY, grp TEXT NOT NULL, label INTEGER NOT NULL);
+        CREATE INDEX ydb_view_1_order ON ydb_view_1 (grp, label);
+        INSERT INTO ydb_meta VALUES ('snapshot', 3), ('schema_version', 1);
+        INSERT INTO ydb_rows (collection, key, object) VALUES ('c', 'b', x'00'), ('c', 'a', x'00');
+        INSERT INTO ydb_views VALUES ('v', 1, '', 1);
+        INSERT INTO ydb_view_1 VALUES (1, 'g', 0);
+    """)
+    old.close()
+    with ydbview.Database(str(path)) as db:
+        assert db.register_view("v", one_group, by_key) == RegistrationOutcome.REBUILT_STALE
+        assert keys(db) == ["a", "b"]
+    check = sqlite3.connect(path)
+    tables = {name for (name,) in check.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    version = check.execute("SELECT value FROM ydb_meta WHERE name = 'schema_version'").fetchone()[0]
+    check.close()
+    assert "ydb_view_1" not in tables and "ydb_view_rows" in tables
+    assert version == 2
