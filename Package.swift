@@ -18,7 +18,13 @@ let package = Package(
         .target(name: "YDBView", dependencies: ["CSQLite"], path: "Sources/YDBView"),
         .target(name: "YDBViewC", dependencies: ["YDBView"], path: "Sources/YDBViewC",
                 exclude: ["exports.map"],
-                linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(exportsMap)"])]),
+                linkerSettings: [
+                    .unsafeFlags(["-Xlinker", "--version-script=\(exportsMap)",
+                                  "-Xlinker", "-soname=libydbview.so.0"]),
+                    // Release: self-contained, the Swift runtime linked in (see CMakeLists.txt).
+                    .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath", "-Xlinker", "--gc-sections"],
+                                 .when(configuration: .release)),
+                ]),
         .executableTarget(name: "ydbview-cli", dependencies: ["YDBView"], path: "Sources/ydbview-cli"),
         // Benchmark programs (Benchmarks/README.md): print figures next to SQLite baselines.
         .executableTarget(name: "ydbview-bench", dependencies: ["YDBView", "CSQLite"],

@@ -1,5 +1,3 @@
-import Foundation
-
 /// When the write-ahead log is copied back into the database file, and how
 /// large it may stay. One design serves both disk and speed:
 ///
@@ -34,9 +32,9 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     /// Runs its argument while no write transaction is open, or not at all
     /// when writers stay busy for longer than a moment.
     private let whileNoWriter: (() -> Void) -> Void
-    private let lock = NSLock()
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let lock = Mutex()
+    private let wake = Semaphore(value: 0)
+    private let finished = Semaphore(value: 0)
     private var frames = 0
     private var nextDue = WALPolicy.checkpointFrames
     private var pending = false
@@ -66,13 +64,13 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
             // While a reader pins the log a checkpoint cannot finish: try again
             // only after another `checkpointFrames` pages, not every commit.
             nextDue = newFrames + WALPolicy.checkpointFrames
-            pending = true
             if !started {
+                // No thread to be had: the log is then copied back only by
+                // readers catching up; try again after more pages.
+                guard startThread({ [self] in run() }) else { return false }
                 started = true
-                let thread = Thread { [self] in run() }
-                thread.name = "ydbview checkpointer"
-                thread.start()
             }
+            pending = true
             return true
         }
         if due { wake.signal() }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// One SQLite handle onto a `Database`, running one transaction at a time.
 ///
@@ -13,7 +12,7 @@ public final class Connection {
     public let database: Database
     let handle: SQLiteHandle
     /// Serialises every call made through this connection or its transactions.
-    let lock = NSRecursiveLock()
+    let lock = Mutex(recursive: true)
     /// False only for the database's internal connection, which must not
     /// hold back the pruning of commit notifications.
     let tracksNotifications: Bool
@@ -207,7 +206,7 @@ public final class Connection {
     /// the connection (or another thread holds its lock); tried again after
     /// the next commit.
     func releaseLaggingRead() {
-        guard lock.try() else { return }
+        guard lock.tryLock() else { return }
         defer { lock.unlock() }
         guard !closed, longLivedState != nil, !released, activeTransaction == nil else { return }
         endSQLiteRead()

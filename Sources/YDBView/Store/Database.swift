@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Everything a reader needs to see the database as of one snapshot, besides
 /// SQLite's own snapshot: the registered views and their contents.
@@ -29,9 +33,9 @@ public final class Database {
 
     /// One writer at a time. A semaphore, not a lock: the C API may begin a
     /// transaction on one thread and commit it on another.
-    let writeGate = DispatchSemaphore(value: 1)
+    let writeGate = Semaphore(value: 1)
     /// Guards everything below, and makes "begin a read" atomic with "commit".
-    private let stateLock = NSLock()
+    private let stateLock = Mutex()
     private var published: PublishedState
     private var notifications: [CommitNotification] = []
     private var observers: [Int: (CommitNotification) -> Void] = [:]
@@ -67,7 +71,8 @@ public final class Database {
             self.path = path
             temporaryDirectory = nil
         } else {
-            let template = NSTemporaryDirectory() + "ydbview-XXXXXX"
+            let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+            let template = (directory.hasSuffix("/") ? directory : directory + "/") + "ydbview-XXXXXX"
             var bytes = Array(template.utf8CString)
             guard let made = mkdtemp(&bytes) else {
                 throw YDBError(.error, "cannot create a temporary directory")
@@ -79,7 +84,7 @@ public final class Database {
         checkpointer = Checkpointer(path: self.path) { body in
             // A short wait: a transaction left open must not stall the
             // checkpointer (or `close()`, which waits for it).
-            guard gate.wait(timeout: .now() + .milliseconds(50)) == .success else { return }
+            guard gate.wait(milliseconds: 50) else { return }
             body()
             gate.signal()
         }
@@ -88,7 +93,7 @@ public final class Database {
             throw YDBError(.error, "cannot create the lock file \(self.path)-ydbview.lock")
         }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            Foundation.close(lockDescriptor)
+            Glibc.close(lockDescriptor)
             throw YDBError(.busy, "database \(self.path) is already open (by another Database object or process)")
         }
         do {
@@ -98,7 +103,7 @@ public final class Database {
             published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
             storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
-            Foundation.close(lockDescriptor)   // init failed: deinit will not run
+            Glibc.close(lockDescriptor)   // init failed: deinit will not run
             throw error
         }
     }
@@ -128,7 +133,7 @@ public final class Database {
         checkpointer.stop()
         connection?.close()
         if lockDescriptor >= 0 {
-            Foundation.close(lockDescriptor)   // releases the flock
+            Glibc.close(lockDescriptor)   // releases the flock
             lockDescriptor = -1
         }
         if let temporaryDirectory {

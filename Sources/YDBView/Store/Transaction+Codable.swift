@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Swift conveniences: objects and metadata as `Data`, or as `Codable`
 /// values stored as JSON. The engine itself only ever sees bytes.

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// The engine's locks, semaphore and threads, on pthreads: the engine needs
+// nothing from Foundation or Dispatch, so `libydbview.so` links only the
+// Swift standard library (statically) besides SQLite and libc.
+
+/// A pthread mutex; `recursive` lets the thread holding it take it again.
+final class Mutex: @unchecked Sendable {   // the pthread mutex is the synchronisation
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init(recursive: Bool = false) {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Takes the mutex if no other thread holds it; never waits.
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    fileprivate var raw: UnsafeMutablePointer<pthread_mutex_t> { mutex }
+}
+
+/// A counting semaphore. Unlike a lock it may be released by another
+/// thread than the one that took it (the C API may begin a transaction on
+/// one thread and commit it on another).
+final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
+    private let mutex = Mutex()
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var count: Int
+
+    init(value: Int) {
+        count = value
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
+    }
+
+    func wait() {
+        mutex.withLock {
+            while count == 0 { pthread_cond_wait(condition, mutex.raw) }
+            count -= 1
+        }
+    }
+
+    /// Waits at most `milliseconds`; false when it timed out.
+    func wait(milliseconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return mutex.withLock {
+            while count == 0 {
+                if pthread_cond_timedwait(condition, mutex.raw, &deadline) == ETIMEDOUT && count == 0 {
+                    return false
+                }
+            }
+            count -= 1
+            return true
+        }
+    }
+
+    func signal() {
+        mutex.withLock {
+            count += 1
+            pthread_cond_signal(condition)
+        }
+    }
+}
+
+/// Runs `body` on a new detached thread; false when no thread could be made.
+func startThread(_ body: @escaping () -> Void) -> Bool {
+    final class Work { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+    var thread = pthread_t()
+    let work = Unmanaged.passRetained(Work(body)).toOpaque()
+    let rc = pthread_create(&thread, nil, { context in
+        let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
+        work.body()
+        return nil
+    }, work)
+    guard rc == 0 else {
+        Unmanaged<Work>.fromOpaque(work).release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
+}
