@@ -7,7 +7,7 @@
 # Arguments go to the demo: --seed N, --commits N, --quiet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup.sh >/dev/null
+source scripts/setup.sh system
 
 echo "=== building ydbview (swift build, debug)"
 swift build --product ydbview-cli >/dev/null

@@ -3,7 +3,9 @@
 #   swift build, swift test         (SwiftPM; scratch path $YDBVIEW_SWIFT_SCRATCH, default .build)
 #   cmake configure + build         (build/: libydbview.so, C tests, demo)
 #   ctest --output-on-failure       (C tests, header compile, symbols, install + pkg-config)
-#   pytest                          (Python package against build/libydbview.so)
+#   pytest                          (Python package against build/libydbview.so, from .venv)
+#   fresh machine                   (README's C and Python examples against an installed
+#                                    library and a wheel, with no Swift toolchain reachable)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # setup.sh runs with errexit (a failed install stops everything); the steps
@@ -34,7 +36,9 @@ step "swift test" swift test --scratch-path "$scratch"
 step "cmake configure" cmake -S . -B build -G Ninja
 step "cmake build" cmake --build build
 step "ctest" ctest --test-dir build --output-on-failure
-step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
+step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bindings/python" \
+  "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
+step "fresh machine" bash scripts/check-fresh-machine.sh build
 
 echo
 echo "=== summary"

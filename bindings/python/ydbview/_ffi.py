@@ -7,7 +7,10 @@ The library is looked for, in order:
 3. a checkout's build folders -- ``build/libydbview.so``, then
    ``.build/release/libydbview.so`` and ``.build/debug/libydbview.so`` --
    in the first folder above this package (or above the current directory)
-   that holds ``include/ydbview.h``.
+   that holds ``include/ydbview.h``;
+4. an installed system copy, ``libydbview.so.0``, through the dynamic
+   loader's own search (``LD_LIBRARY_PATH``, the ldconfig cache, /usr/lib),
+   e.g. after ``cmake --install``.
 
 The library's version is checked at once: the C ABI is the same within one
 major version, and this package needs at least ``MIN_VERSION_NUMBER``.
@@ -326,21 +329,33 @@ def candidate_paths() -> List[Path]:
     return unique
 
 
-def _locate() -> Path:
+SYSTEM_LIBRARY_NAME = "libydbview.so.0"
+
+
+def _locate() -> Tuple[Path, Optional[ctypes.CDLL]]:
+    """The library's path and, when found by the loader's search, the handle."""
     env = os.environ.get("YDBVIEW_LIBRARY")
     if env and not Path(env).is_file():
-        raise ImportError(f"YDBVIEW_LIBRARY={env!r} is not a file")
+        raise ImportError(f"ydbview: YDBVIEW_LIBRARY={env!r} is not a file; unset it or point it at "
+                          "libydbview.so")
     for path in candidate_paths():
         if path.is_file():
-            return path
+            return path, None
+    try:
+        return Path(SYSTEM_LIBRARY_NAME), ctypes.CDLL(SYSTEM_LIBRARY_NAME)
+    except OSError as error:
+        system_error = str(error)
     looked = "\n  ".join(str(p) for p in candidate_paths())
     raise ImportError(
-        "ydbview: cannot find libydbview.so. Build it (cmake -S . -B build -G Ninja && "
-        "cmake --build build, or swift build) or set YDBVIEW_LIBRARY. Looked at:\n  " + looked)
+        "ydbview: cannot find libydbview.so. Tried, in order:\n  " + looked
+        + f"\n  {SYSTEM_LIBRARY_NAME} through the dynamic loader: {system_error}\n"
+        "Install the package from a wheel (pip install ./bindings/python builds one that carries "
+        "the library), install the C library (cmake --install build; for a prefix the loader does "
+        "not search, add its lib folder to LD_LIBRARY_PATH), or set YDBVIEW_LIBRARY to the file.")
 
 
-def _load(path: Path) -> ctypes.CDLL:
-    lib = ctypes.CDLL(str(path))
+def _load(path: Path, loaded: Optional[ctypes.CDLL]) -> ctypes.CDLL:
+    lib = loaded or ctypes.CDLL(str(path))
     number = ctypes.CFUNCTYPE(c_int)(("ydb_libversion_number", lib))()
     if number // 1_000_000 != ABI_MAJOR or number < MIN_VERSION_NUMBER:
         raise ImportError(
@@ -353,8 +368,8 @@ def _load(path: Path) -> ctypes.CDLL:
     return lib
 
 
-library_path: Path = _locate()
-lib: Any = _load(library_path)
+library_path, _loaded = _locate()
+lib: Any = _load(library_path, _loaded)
 version: str = lib.ydb_libversion().decode()
 version_number: int = lib.ydb_libversion_number()
 

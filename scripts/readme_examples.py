@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Writes the README's code examples of one language to files, so the test
+command can compile and run exactly what a reader copies.
+
+    python3 scripts/readme_examples.py c|python|swift OUTDIR
+
+Every fenced block opened with ```c (```python, ```swift) becomes
+OUTDIR/readme_<n>.<ext>, numbered in README order; the paths are printed,
+one a line. Blocks that are not meant to run use another info string
+(```sh, ```text).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+EXTENSIONS = {"c": "c", "python": "py", "swift": "swift"}
+
+
+def blocks(text: str, language: str) -> list:
+    found, current = [], None
+    for line in text.splitlines(keepends=True):
+        if current is None:
+            if line.strip() == "```" + language:
+                current = []
+        elif line.strip() == "```":
+            found.append("".join(current))
+            current = None
+        else:
+            current.append(line)
+    if current is not None:
+        raise SystemExit(f"README.md: a ```{language} block is never closed")
+    return found
+
+
+def main() -> None:
+    if len(sys.argv) != 3 or sys.argv[1] not in EXTENSIONS:
+        raise SystemExit(__doc__)
+    language, out = sys.argv[1], Path(sys.argv[2])
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    out.mkdir(parents=True, exist_ok=True)
+    for number, code in enumerate(blocks(readme.read_text(encoding="utf-8"), language), 1):
+        path = out / f"readme_{number}.{EXTENSIONS[language]}"
+        path.write_text(code, encoding="utf-8")
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
