@@ -24,12 +24,7 @@ passed=0
 clean() { env -i PATH=/usr/bin:/bin HOME="$work" "$@"; }
 
 self_contained() {
-  local needs
-  needs=$(ldd "$1")
-  if grep -E -i 'swift|foundation|icu|dispatch|blocksruntime|not found' <<<"$needs"; then
-    echo "FAIL: $1 is not self-contained:"; echo "$needs"; exit 1
-  fi
-  echo "ok: $1 needs only: $(awk '{print $1}' <<<"$needs" | grep -v vdso | tr '\n' ' ')"
+  bash "$root/scripts/check-self-contained.sh" "$1"
   passed=$((passed + 1))
 }
 

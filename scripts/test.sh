@@ -6,6 +6,7 @@
 #   pytest                          (Python package against build/libydbview.so, from .venv)
 #   fresh machine                   (README's C and Python examples against an installed
 #                                    library and a wheel, with no Swift toolchain reachable)
+#   swiftpm release library         (swift build -c release's libydbview.so is self-contained too)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # setup.sh runs with errexit (a failed install stops everything); the steps
@@ -39,6 +40,8 @@ step "ctest" ctest --test-dir build --output-on-failure
 step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bindings/python" \
   "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
 step "fresh machine" bash scripts/check-fresh-machine.sh build
+step "swiftpm release library" bash -c 'swift build -c release --scratch-path .build-release \
+  --product ydbview >/dev/null && bash scripts/check-self-contained.sh .build-release/release/libydbview.so'
 
 echo
 echo "=== summary"
