@@ -25,15 +25,18 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
-/// and sorts by score (lower is better), so both callbacks read only the object.
+/// and sorts by score (lower is better), so both callbacks read only the
+/// object. Scores are decimals so that a book can always be given a score
+/// strictly between two others: it then lands exactly where the narration
+/// says.
 struct Book {
     var genre: String
-    var score: Int
+    var score: Double
     var title: String
 
     var bytes: [UInt8] { Array("\(genre)|\(score)|\(title)".utf8) }
 
-    init(genre: String, score: Int, title: String) {
+    init(genre: String, score: Double, title: String) {
         self.genre = genre
         self.score = score
         self.title = title
@@ -43,7 +46,7 @@ struct Book {
         guard let bytes else { return nil }
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: "|", maxSplits: 2,
                                                                  omittingEmptySubsequences: false)
-        guard parts.count == 3, let score = Int(parts[1]) else { return nil }
+        guard parts.count == 3, let score = Double(parts[1]) else { return nil }
         self.init(genre: String(parts[0]), score: score, title: String(parts[2]))
     }
 }
@@ -107,6 +110,7 @@ struct Demo {
         let total = try reader.read { try $0.view("byRank")?.numberOfItemsInAllGroups() ?? 0 }
         say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
             + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
+        say("Rows are numbered from 0 everywhere, as in a table view's index paths.")
         say(render(table))
 
         var rowChangeCount = 0, sectionChangeCount = 0
@@ -116,9 +120,10 @@ struct Demo {
             let changeset = try mappings.changes(for: notifications)
             let newTable = try currentTable()
             try check(changeset, from: table, to: newTable, commit: commit)
+            try check(event, old: table, new: newTable, commit: commit)
             rowChangeCount += changeset.rowChanges.count
             sectionChangeCount += changeset.sectionChanges.count
-            say("[\(commit)/\(options.commits)] commit \(commit): \(event)")
+            say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
             for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
             table = newTable
             if !options.quiet { usleep(60_000) }
@@ -139,11 +144,11 @@ struct Demo {
         var books: [(String, Book)] = []
         for genre in Demo.genres {
             let famous = Demo.famous[genre] ?? []
-            var scores = Array(famous.count..<Demo.booksPerGenre).map { $0 * 10 + 10 }
+            var scores = Array(famous.count..<Demo.booksPerGenre).map { Double($0 * 10 + 10) }
             scores.shuffle(using: &random)
             for index in 0..<Demo.booksPerGenre {
                 let title = index < famous.count ? famous[index] : randomTitle()
-                let score = index < famous.count ? index * 10 + 10 : scores[index - famous.count]
+                let score = index < famous.count ? Double(index * 10 + 10) : scores[index - famous.count]
                 books.append((newKey(), Book(genre: genre, score: score, title: title)))
             }
         }
@@ -165,8 +170,24 @@ struct Demo {
         return "The \(adjective) \(noun)"
     }
 
-    /// One random commit; returns what it did, in words.
-    mutating func randomCommit(number: Int) throws -> String {
+    /// What a commit did: the words printed, and where the book must be
+    /// afterwards, which `check(_:old:new:commit:)` holds the table to.
+    struct Event {
+        enum Expectation {
+            /// At `row` of `group` (checked when that row is shown).
+            case at(key: String, group: String, row: Int)
+            /// Where it was before the commit.
+            case unchanged(key: String)
+            /// Shown nowhere.
+            case gone(key: String)
+            case nothing
+        }
+        let text: String
+        let expectation: Expectation
+    }
+
+    /// One random commit; returns what it did.
+    mutating func randomCommit(number: Int) throws -> Event {
         let genre = ["fantasy", "scifi"].randomElement(using: &random)!
         // A genre change a third and two thirds of the way: the classics
         // section appears, then the book goes back and it disappears.
@@ -175,7 +196,7 @@ struct Demo {
         }
         if number == max(2, 2 * options.commits / 3), let (key, book) = try firstBook(in: "classics") {
             let home = Demo.famous.first { $0.value.contains(book.title) }?.key ?? genre
-            return try move(key, book, to: home, rank: Int.random(in: 1...5, using: &random))
+            return try move(key, book, to: home, row: Int.random(in: 0...4, using: &random))
         }
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<55:
@@ -199,56 +220,76 @@ struct Demo {
 
     func firstBook(in group: String) throws -> (String, Book)? { try book(at: 0, inGroup: group) }
 
-    /// A score that sorts just before the book now at `index` (or last).
-    func score(before index: Int, inGroup group: String) throws -> Int {
-        if let (_, target) = try book(at: index, inGroup: group) { return target.score - 1 }
-        let count = try writer.read { try $0.view("byRank")?.numberOfItems(inGroup: group) ?? 0 }
-        return (try book(at: count - 1, inGroup: group)?.1.score ?? 0) + 10
+    /// A score that puts a book at exactly `row` of `group` once the book
+    /// `moving` (if it is in the group) has left its place: strictly between
+    /// the scores of the books that will be its neighbours.
+    func score(forRow row: Int, inGroup group: String, moving: String? = nil) throws -> Double {
+        let scores: [Double] = try writer.read { transaction in
+            guard let view = try transaction.view("byRank") else { return [] }
+            var found: [Double] = []
+            try view.enumerateRows(inGroup: group, range: 0..<min(row + 2, try view.numberOfItems(inGroup: group))) {
+                key, object, _, _, _ in
+                if key.key != moving, let book = Book(object) { found.append(book.score) }
+            }
+            return found
+        }
+        let above = row > 0 && row - 1 < scores.count ? scores[row - 1] : nil
+        let below = row < scores.count ? scores[row] : nil
+        switch (above, below) {
+        case let (above?, below?): return (above + below) / 2
+        case let (above?, nil): return above + 10
+        case let (nil, below?): return below - 10
+        case (nil, nil): return 10
+        }
     }
 
     func write(_ key: String, _ book: Book) throws {
         try writer.readWrite { try $0.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil) }
     }
 
-    func changeRank(inGenre genre: String, from: Int, to: Int) throws -> String {
+    func changeRank(inGenre genre: String, from: Int, to: Int) throws -> Event {
         guard from != to, let (key, found) = try book(at: from, inGroup: genre) else {
             return try touchBook(inGenre: genre, at: to)
         }
         var book = found
-        book.score = try score(before: to > from ? to + 1 : to, inGroup: genre)
+        book.score = try score(forRow: to, inGroup: genre, moving: key)
         try write(key, book)
-        return "\(genre) rank of \"\(book.title)\" #\(from + 1) → #\(to + 1)"
+        return Event(text: "\(genre): \"\(book.title)\" from row \(from) to row \(to)",
+                     expectation: .at(key: key, group: genre, row: to))
     }
 
-    func touchBook(inGenre genre: String, at index: Int) throws -> String {
-        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
+    func touchBook(inGenre genre: String, at index: Int) throws -> Event {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return Event(text: "nothing to do", expectation: .nothing) }
         try writer.readWrite { try $0.touchObject(forKey: key, inCollection: "books") }
-        return "\"\(book.title)\" (\(genre) #\(index + 1)) edited in place"
+        return Event(text: "\(genre): \"\(book.title)\" (row \(index)) edited in place", expectation: .unchanged(key: key))
     }
 
-    mutating func insertBook(inGenre genre: String, at index: Int) throws -> String {
-        let book = Book(genre: genre, score: try score(before: index, inGroup: genre), title: randomTitle())
-        try write(newKey(), book)
-        return "new \(genre) book \"\(book.title)\" enters at #\(index + 1)"
+    mutating func insertBook(inGenre genre: String, at index: Int) throws -> Event {
+        let book = Book(genre: genre, score: try score(forRow: index, inGroup: genre), title: randomTitle())
+        let key = newKey()
+        try write(key, book)
+        return Event(text: "\(genre): new book \"\(book.title)\" enters at row \(index)",
+                     expectation: .at(key: key, group: genre, row: index))
     }
 
-    func removeBook(inGenre genre: String, at index: Int) throws -> String {
-        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
+    func removeBook(inGenre genre: String, at index: Int) throws -> Event {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return Event(text: "nothing to do", expectation: .nothing) }
         try writer.readWrite { try $0.removeObject(forKey: key, inCollection: "books") }
-        return "\"\(book.title)\" (\(genre) #\(index + 1)) removed"
+        return Event(text: "\(genre): \"\(book.title)\" (row \(index)) removed", expectation: .gone(key: key))
     }
 
-    func changeGenre(inGenre genre: String, at index: Int, to newGenre: String) throws -> String {
-        guard let (key, book) = try book(at: index, inGroup: genre) else { return "nothing to do" }
-        return try move(key, book, to: newGenre, rank: 1)
+    func changeGenre(inGenre genre: String, at index: Int, to newGenre: String) throws -> Event {
+        guard let (key, book) = try book(at: index, inGroup: genre) else { return Event(text: "nothing to do", expectation: .nothing) }
+        return try move(key, book, to: newGenre, row: 0)
     }
 
-    func move(_ key: String, _ book: Book, to genre: String, rank: Int) throws -> String {
+    func move(_ key: String, _ book: Book, to genre: String, row: Int) throws -> Event {
         var moved = book
         moved.genre = genre
-        moved.score = try score(before: rank - 1, inGroup: genre)
+        moved.score = try score(forRow: row, inGroup: genre, moving: key)
         try write(key, moved)
-        return "\"\(book.title)\" moves from \(book.genre) to \(genre)"
+        return Event(text: "\"\(book.title)\" moves from \(book.genre) to \(genre), row \(row)",
+                     expectation: .at(key: key, group: genre, row: row))
     }
 
     // MARK: The table
@@ -282,7 +323,7 @@ struct Demo {
 
     func render(_ table: Table) -> String {
         zip(table.groups, table.rows).map { group, keys in
-            "  \(group): " + keys.enumerated().map { "\($0 + 1) \(table.titles[$1] ?? $1)" }.joined(separator: " · ")
+            "  \(group): " + keys.enumerated().map { "\($0) \(table.titles[$1] ?? $1)" }.joined(separator: " · ")
         }.joined(separator: "\n")
     }
 
@@ -326,10 +367,38 @@ struct Demo {
             change.finalGroup ?? change.originalGroup
         }).union(changeset.sectionChanges.filter { $0.type == .insert }.map(\.group))
         for (group, keys) in zip(new.groups, new.rows) where touched.contains(group) {
-            lines.append("\(group) now: " + keys.enumerated().map { "\($0 + 1) \(new.titles[$1] ?? $1)" }
+            lines.append("\(group) now: " + keys.enumerated().map { "\($0) \(new.titles[$1] ?? $1)" }
                 .joined(separator: " · "))
         }
         return lines
+    }
+
+    /// Holds the narration to the table: the book is where the words said.
+    func check(_ event: Event, old: Table, new: Table, commit: Int) throws {
+        func place(_ key: String, in table: Table) -> (group: String, row: Int)? {
+            for (group, keys) in zip(table.groups, table.rows) {
+                if let row = keys.firstIndex(of: key) { return (group, row) }
+            }
+            return nil
+        }
+        func fail(_ why: String) -> ReplayError {
+            ReplayError(description: "commit \(commit): the narration \"\(event.text)\" disagrees with the table: \(why)")
+        }
+        switch event.expectation {
+        case let .at(key, group, row):
+            let shown = new.groups.firstIndex(of: group).map { new.rows[$0].count } ?? 0
+            guard row < shown else { return }   // beyond the top 10: not on screen
+            let found = place(key, in: new)
+            guard found?.group == group, found?.row == row else {
+                throw fail("the book is at \(found.map { "\($0.group) row \($0.row)" } ?? "no row shown")")
+            }
+        case let .unchanged(key):
+            guard place(key, in: old)?.row == place(key, in: new)?.row else { throw fail("the book moved") }
+        case let .gone(key):
+            if let found = place(key, in: new) { throw fail("the book is still at \(found.group) row \(found.row)") }
+        case .nothing:
+            break
+        }
     }
 
     /// Applies `changeset` to `old` with UITableView batch-update rules and

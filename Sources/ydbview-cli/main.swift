@@ -12,14 +12,32 @@ import Foundation
 /// Must equal YDBVIEW_VERSION in include/ydbview.h (a test checks it).
 let toolVersion = "0.1.0"
 
-let usage = """
+let replayUsage = """
     usage: ydbview replay FILE|-      run a scenario file (- reads standard input) and
                                       print its states and changesets as JSON
-           ydbview demo [--seed N] [--commits N] [--quiet]
+                                      (format: docs/replay-format.md)
+    """
+let demoUsage = """
+    usage: ydbview demo [--seed N] [--commits N] [--quiet]
                                       a live top-10 catalogue: random commits and the
-                                      changesets a table view would animate
+                                      changesets a table view would animate, each one
+                                      checked against the tables before and after
+      --seed N       random seed (default 42): the same seed gives the same run
+      --commits N    number of commits (default 30, 1...100000)
+      --quiet        print only the summary line
+    """
+let usage = """
+    \(replayUsage)
+    \(demoUsage.replacingOccurrences(of: "usage: ", with: "       "))
            ydbview --help | --version
     """
+
+/// Prints help on standard output and exits 0 (asked for) — unlike usage
+/// errors, which go to standard error with status 2.
+func help(_ text: String) -> Never {
+    print(text)
+    exit(0)
+}
 
 func fail(_ status: Int32, _ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -37,7 +55,8 @@ func readInput(_ argument: String) -> [UInt8] {
 }
 
 func replay(_ arguments: [String]) -> Never {
-    guard arguments.count == 1 else { fail(2, usage) }
+    if arguments.contains("--help") || arguments.contains("-h") { help(replayUsage) }
+    guard arguments.count == 1 else { fail(2, replayUsage) }
     let scenario: Scenario
     do {
         scenario = try Scenario.parse(bytes: readInput(arguments[0]))
@@ -59,7 +78,7 @@ func demo(_ arguments: [String]) -> Never {
     var options = DemoOptions()
     var remaining = arguments[...]
     func number(after flag: String, _ range: ClosedRange<Int>) -> Int {
-        guard let text = remaining.popFirst() else { fail(2, "ydbview demo: \(flag) needs a number\n\(usage)") }
+        guard let text = remaining.popFirst() else { fail(2, "ydbview demo: \(flag) needs a number\n\(demoUsage)") }
         guard let value = Int(text), range.contains(value) else {
             fail(2, "ydbview demo: \(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
         }
@@ -70,7 +89,8 @@ func demo(_ arguments: [String]) -> Never {
         case "--seed": options.seed = UInt64(number(after: "--seed", 0...Int.max))
         case "--commits": options.commits = number(after: "--commits", 1...100_000)
         case "--quiet": options.quiet = true
-        default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(usage)")
+        case "--help", "-h": help(demoUsage)
+        default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(demoUsage)")
         }
     }
     do {
@@ -87,7 +107,7 @@ switch arguments.first {
 case "replay": replay(Array(arguments.dropFirst()))
 case "demo": demo(Array(arguments.dropFirst()))
 case "--version", "version": print("ydbview \(toolVersion)")
-case "--help", "-h", "help": fail(2, usage)
+case "--help", "-h", "help": help(usage)
 case nil: fail(2, usage)
 case let command?: fail(2, "ydbview: unknown command \"\(command)\"\n\(usage)")
 }

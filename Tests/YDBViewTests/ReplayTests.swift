@@ -125,15 +125,31 @@ final class ReplayTests: XCTestCase {
     }
 
     func testUsageErrors() throws {
-        for arguments in [[], ["--help"], ["frobnicate"], ["replay"], ["replay", "a", "b"],
+        for arguments in [[], ["frobnicate"], ["replay"], ["replay", "a", "b"],
                           ["demo", "--commits"], ["demo", "--commits", "0"], ["demo", "--bogus"]] {
             let run = try Self.run(arguments)
             XCTAssertEqual(run.status, 2, "\(arguments)")
             XCTAssertFalse(run.stderr.isEmpty, "\(arguments)")
         }
+        // Help that was asked for: standard output, status 0, for every command.
+        for arguments in [["--help"], ["replay", "--help"], ["demo", "--help"]] {
+            let run = try Self.run(arguments)
+            XCTAssertEqual(run.status, 0, "\(arguments)")
+            XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).hasPrefix("usage: ydbview"), "\(arguments)")
+        }
         let missing = try Self.run(["replay", "/nonexistent/scenario.json"])
         XCTAssertEqual(missing.status, 2)
         XCTAssertEqual(missing.stderr, "ydbview: cannot read /nonexistent/scenario.json: no such file\n")
+    }
+
+    /// The demo checks every changeset and its own narration against the
+    /// tables (it exits 1 on the first disagreement): run it on a few seeds.
+    func testDemoNarrationAndChangesetsAgreeWithTheTables() throws {
+        for seed in [1, 7, 42, 1234] {
+            let run = try Self.run(["demo", "--quiet", "--seed", "\(seed)", "--commits", "60"])
+            XCTAssertEqual(run.status, 0, "seed \(seed): \(run.stderr)")
+            XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("every changeset checked"))
+        }
     }
 
     func testVersionMatchesTheHeader() throws {
