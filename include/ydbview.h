@@ -219,8 +219,9 @@ int ydb_database_open(const char *path, ydb_database **out_db);
 ** observer still registered is removed (its destructor runs), and every
 ** transaction still open on its connections is ended (read-write ones roll
 ** back). Connection and transaction handles stay valid and must still be
-** closed/ended, but every further operation through them fails: YDB_CLOSED
-** on a connection, YDB_MISUSE on an ended transaction. NULL is a harmless
+** closed/ended, but every further operation through them fails with
+** YDB_CLOSED ("database is closed"; for a transaction: "the transaction ended
+** because its database was closed"). NULL is a harmless
 ** no-op (YDB_OK); a stale handle gives YDB_MISUSE.
 */
 int ydb_database_close(ydb_database *db);

@@ -60,11 +60,6 @@ final class DatabaseBox {
 
     /// Ends every transaction still open on this database's connections
     /// (rolling back read-write ones), so none outlives the database.
-    func finishAllTransactions() {
-        let open = lock.withLock { connections.values.compactMap(\.box) }
-        for connection in open { connection.finishAll() }
-    }
-
     /// True while a read-write transaction begun on `thread` is open on one
     /// of this database's connections.
     func hasWriter(on thread: UInt) -> Bool {
@@ -171,8 +166,7 @@ public func ydb_database_close(_ handle: OpaquePointer?) -> Int32 {
         let box = try lookup(handle, DatabaseBox.self, "database")
         registry.unregister(handle)
         box.removeAllObservers()
-        box.finishAllTransactions()
-        box.database.close()
+        box.database.close()   // ends every open transaction, which then reports YDB_CLOSED
         box.removeAllViews()
     }
 }

@@ -121,6 +121,23 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(seen.value.map { "\($0.0)@\($0.1)" }, ["1@1", "2@1", "1@2", "2@2"])
     }
 
+    func testClosingTheDatabaseEndsTransactionsWithAClearError() throws {
+        let reading = try database.newConnection(), writing = try database.newConnection()
+        let read = try reading.beginReadTransaction()
+        let write = try writing.beginReadWriteTransaction()
+        try write.setObject([1], forKey: "never", inCollection: "c", metadata: nil)
+        database.close()
+        for attempt in [{ _ = try read.countAll() }, { try write.commit() }] {
+            XCTAssertThrowsError(try attempt()) { error in
+                XCTAssertEqual((error as? YDBError)?.code, .closed)
+                XCTAssertTrue((error as? YDBError)?.message.contains("its database was closed") ?? false)
+            }
+        }
+        XCTAssertThrowsError(try writing.beginReadTransaction()) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .closed)
+        }
+    }
+
     /// An observer holding the last reference to a connection: closing the
     /// database drops it, and the connection's deinit must not wait for the
     /// lock `close()` is holding.

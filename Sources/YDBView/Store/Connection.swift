@@ -38,14 +38,18 @@ public final class Connection {
     deinit { close() }
 
     /// Ends any transaction (rolling back a read-write one) and releases the
-    /// SQLite handle. Idempotent.
+    /// SQLite handle. Idempotent. A transaction ended this way reports
+    /// `.closed` ("its connection was closed") when used again.
     public func close() {
+        close(because: YDBError(.closed, "the transaction ended because its connection was closed"))
+    }
+
+    func close(because reason: YDBError) {
         lock.withLock {
             guard !closed else { return }
-            if let transaction = activeTransaction as? ReadWriteTransaction {
-                transaction.rollback()
-            } else {
-                activeTransaction?.end()
+            if let transaction = activeTransaction {
+                if let write = transaction as? ReadWriteTransaction { write.rollback() } else { transaction.end() }
+                transaction.endReason = reason
             }
             if longLivedState != nil { endLongLivedReadTransaction() }
             closed = true

@@ -110,16 +110,20 @@ public final class Database {
 
     deinit { close() }
 
-    /// Closes the database: connections stop working, a temporary database's
-    /// files are deleted. Idempotent.
+    /// Closes the database and every connection of it: open transactions end
+    /// (read-write ones roll back) and report `.closed` ("its database was
+    /// closed") when used again; a temporary database's files are deleted.
+    /// Idempotent.
     public func close() {
         // What the database held is released after the lock: an observer or
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.
         var released: [Any] = []
+        var open: [Connection] = []
         let (wasOpen, connection): (Bool, Connection?) = stateLock.withLock {
             guard !closed else { return (false, nil) }
             closed = true
+            open = connections.values.compactMap(\.connection)
             released = [notifications, observers, published.views, undelivered]
             notifications.removeAll()
             observers.removeAll()
@@ -130,6 +134,9 @@ public final class Database {
         }
         guard wasOpen else { return }
         released.removeAll()
+        let reason = YDBError(.closed, "the transaction ended because its database was closed")
+        for connection in open { connection.close(because: reason) }
+        open.removeAll()
         checkpointer.stop()
         connection?.close()
         if lockDescriptor >= 0 {

@@ -8,6 +8,9 @@ public class ReadTransaction {
     /// replaces them with its working copies).
     var state: PublishedState
     private(set) var ended = false
+    /// Why the transaction ended, when it was not its owner's doing (its
+    /// connection or database was closed): what later uses report.
+    var endReason: YDBError?
 
     init(connection: Connection, state: PublishedState) {
         self.connection = connection
@@ -33,7 +36,7 @@ public class ReadTransaction {
     /// transaction is still usable.
     func access<T>(_ body: () throws -> T) throws -> T {
         try connection.lock.withLock {
-            if ended { throw YDBError(.misuse, "transaction used after it ended") }
+            if ended { throw endReason ?? YDBError(.misuse, "transaction used after it ended") }
             return try body()
         }
     }

@@ -27,7 +27,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// notification (when anything changed) and ends the transaction.
     public func commit() throws {
         try connection.lock.withLock {
-            if ended { throw YDBError(.misuse, "transaction used after it ended") }
+            if ended { throw endReason ?? YDBError(.misuse, "transaction used after it ended") }
             if let failure {
                 rollback()
                 throw YDBError(failure.code, "transaction rolled back: \(failure.message)")

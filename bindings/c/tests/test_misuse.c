@@ -128,9 +128,10 @@ static void test_closed_and_stale(void) {
     REQUIRE_OK(ydb_txn_begin_read_write(conn2, &stale));
     CHECK_OK(ydb_txn_set_object(stale, "c", "never", "v", 1, NULL, 0));
     CHECK_OK(ydb_database_close(db));
-    CHECK_RC(ydb_txn_count_all(txn, &count), YDB_MISUSE);
+    CHECK_RC(ydb_txn_count_all(txn, &count), YDB_CLOSED);
+    CHECK(strstr(ydb_errmsg(), "its database was closed") != NULL);
     CHECK_OK(ydb_txn_end(txn));
-    CHECK(ydb_txn_commit(stale) != YDB_OK);
+    CHECK_RC(ydb_txn_commit(stale), YDB_CLOSED);
     CHECK_RC(ydb_txn_rollback(stale), YDB_MISUSE); /* commit freed it */
     CHECK_RC(ydb_txn_begin_read_write(conn2, &stale), YDB_CLOSED);
     CHECK_OK(ydb_connection_close(conn2));

@@ -96,9 +96,9 @@ def test_closing_the_database_ends_open_transactions() -> None:
     writer = writer_conn.read_write()
     writer.set("c", "k", b"v")
     db.close()
-    with pytest.raises(MisuseError):
+    with pytest.raises(ClosedError, match="its database was closed"):
         reader.count_all()
-    with pytest.raises(YDBError):
+    with pytest.raises(ClosedError, match="its database was closed"):
         writer.commit()
     reader.end()
     with pytest.raises(ClosedError):
