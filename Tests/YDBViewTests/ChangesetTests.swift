@@ -217,3 +217,14 @@ final class ChangesetTests: XCTestCase {
         }
     }
 }
+
+extension ChangesetTests {
+    /// A row change describes itself in table terms, never by database id.
+    func testRowChangeDescriptionShowsIndexPathsAndKey() {
+        let move = RowChange(type: .move, rowid: 987, rowKey: RowKey(collection: "books", key: "b1"),
+                             changes: [.object], original: TableIndexPath(section: 0, row: 3), originalGroup: "g",
+                             final: TableIndexPath(section: 1, row: 0), finalGroup: "h")
+        XCTAssertEqual(move.description, "move [0, 3] -> [1, 0] books/b1 (object)")
+        XCTAssertFalse(move.description.contains("987"))
+    }
+}

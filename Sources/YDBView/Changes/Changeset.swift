@@ -105,10 +105,22 @@ public struct RowChange: Hashable, Sendable, CustomStringConvertible {
                   final: finalPosition, finalGroup: finalGroup)
     }
 
+    /// What a table does, in its own terms: "move [0, 3] -> [1, 0] books/b1
+    /// (object)". Index paths are [section, row]; the row's database id is
+    /// an implementation detail and not shown.
     public var description: String {
-        let from = indexPath.map { "\($0)" } ?? "-"
-        let to = newIndexPath.map { "\($0)" } ?? "-"
-        return "\(type) row \(rowid) \(from) -> \(to) flags \(changes.rawValue) key \(rowKey?.description ?? "nil")"
+        var flags: [String] = []
+        if changes.contains(.object) { flags.append("object") }
+        if changes.contains(.metadata) { flags.append("metadata") }
+        if changes.contains(.dependency) { flags.append("dependency") }
+        let paths: String
+        switch type {
+        case .insert: paths = "\(newIndexPath.map { "\($0)" } ?? "?")"
+        case .delete, .update: paths = "\(indexPath.map { "\($0)" } ?? "?")"
+        case .move: paths = "\(indexPath.map { "\($0)" } ?? "?") -> \(newIndexPath.map { "\($0)" } ?? "?")"
+        }
+        let what = rowKey?.description ?? "(a row the window gained or lost)"
+        return "\(type) \(paths) \(what)" + (flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))")
     }
 }
 
