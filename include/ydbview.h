@@ -586,7 +586,8 @@ int ydb_notification_copy(const ydb_notification *notification,
                           ydb_notification **out_copy);
 
 /* ydb_notification_free frees a handle from ydb_notification_copy.
-** NULL is a harmless no-op. Never pass it a borrowed notification. */
+** NULL is a harmless no-op. A borrowed notification, or a handle of another
+** type, is left untouched and sets YDB_MISUSE (see ydb_errcode). */
 void ydb_notification_free(ydb_notification *notification);
 
 /* ydb_notification_snapshot stores the snapshot the commit produced. */
@@ -638,7 +639,8 @@ int ydb_notification_enumerate_removed_collections(
 ** ------------------------------------------------------------------------ */
 
 /* ydb_notification_list_free frees a list and every notification it
-** lends out. NULL is a harmless no-op. */
+** lends out. NULL is a harmless no-op; a handle of another type is left
+** untouched and sets YDB_MISUSE (see ydb_errcode). */
 void ydb_notification_list_free(ydb_notification_list *list);
 
 /*
@@ -1114,7 +1116,8 @@ int ydb_mappings_new_dynamic(const char *view, ydb_group_filter_fn filter,
                              ydb_mappings **out_mappings);
 
 /* ydb_mappings_free frees the mappings (and runs the dynamic groups'
-** destructor). NULL is a harmless no-op. */
+** destructor). NULL is a harmless no-op; a handle of another type is left
+** untouched and sets YDB_MISUSE (see ydb_errcode). */
 void ydb_mappings_free(ydb_mappings *mappings);
 
 /* ydb_mappings_view stores the view's name (borrowed: until free). */
@@ -1406,7 +1409,8 @@ int ydb_changeset_new(ydb_mappings *mappings,
                       const ydb_notification_list *list,
                       ydb_changeset **out_changeset);
 
-/* ydb_changeset_free frees a changeset. NULL is a harmless no-op. */
+/* ydb_changeset_free frees a changeset. NULL is a harmless no-op; a handle
+** of another type is left untouched and sets YDB_MISUSE (see ydb_errcode). */
 void ydb_changeset_free(ydb_changeset *changeset);
 
 /* ydb_changeset_is_empty stores 1 when the table does not change. */

@@ -74,7 +74,7 @@ public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePo
 @_cdecl("ydb_changeset_free")
 public func ydb_changeset_free(_ handle: OpaquePointer?) {
     guard handle != nil else { return }
-    guard registry.unregister(handle) is ChangesetBox else {
+    guard registry.unregister(handle, as: ChangesetBox.self) != nil else {
         fail(YDBErrorCode.misuse.rawValue, "changeset handle is not valid (freed or never made)")
         return
     }

@@ -177,7 +177,7 @@ public func ydb_mappings_new_dynamic(_ view: UnsafePointer<CChar>?, _ filter: CG
 @_cdecl("ydb_mappings_free")
 public func ydb_mappings_free(_ handle: OpaquePointer?) {
     guard handle != nil else { return }
-    guard let box = registry.unregister(handle) as? MappingsBox else {
+    guard let box = registry.unregister(handle, as: MappingsBox.self) else {
         fail(YDBErrorCode.misuse.rawValue, "mappings handle is not valid (freed or never made)")
         return
     }

@@ -159,7 +159,7 @@ public func ydb_notification_enumerate_removed_collections(_ handle: OpaquePoint
 @_cdecl("ydb_notification_list_free")
 public func ydb_notification_list_free(_ handle: OpaquePointer?) {
     guard handle != nil else { return }
-    guard let box = registry.unregister(handle) as? NotificationListBox else {
+    guard let box = registry.unregister(handle, as: NotificationListBox.self) else {
         fail(YDBErrorCode.misuse.rawValue, "notification list handle is not valid (freed or never made)")
         return
     }

@@ -62,6 +62,20 @@ final class HandleRegistry: @unchecked Sendable {
         return lock.withLock { boxes[UInt(bitPattern: handle)] } as? T
     }
 
+    /// Removes `handle` only if it is live and of type `T`, in one step: a
+    /// destructor given a handle of another type (a live transaction, say)
+    /// must leave it registered, or the transaction is orphaned with the
+    /// write lock held.
+    func unregister<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type) -> T? {
+        guard let handle else { return nil }
+        return lock.withLock {
+            let key = UInt(bitPattern: handle)
+            guard let box = boxes[key] as? T else { return nil }
+            boxes.removeValue(forKey: key)
+            return box
+        }
+    }
+
     @discardableResult
     func unregister(_ handle: OpaquePointer?) -> AnyObject? {
         guard let handle else { return nil }

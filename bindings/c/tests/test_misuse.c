@@ -4,6 +4,8 @@
 ** read transaction, nested transactions, re-entry from callbacks. Each gives
 ** an error code and leaves nothing half-applied.
 */
+#include <unistd.h>
+
 #include "check.h"
 
 static const char invalid_utf8[] = {'b', 'a', 'd', (char)0xff, (char)0xfe, 0};
@@ -344,11 +346,46 @@ static void test_error_state(void) {
     CHECK(strcmp(ydb_errmsg(), "not an error") == 0);
 }
 
+/* A destructor given a live handle of another type must leave it alone:
+** freeing a read-write transaction as a changeset used to orphan it, with
+** the write lock held, and every later writer blocked. */
+static void test_destructors_check_the_type(void) {
+    ydb_database *db = NULL;
+    ydb_connection *conn = NULL, *other = NULL;
+    ydb_txn *txn = NULL, *next = NULL;
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    REQUIRE_OK(ydb_connection_open(db, &other));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    ydb_mappings_free((ydb_mappings *)txn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_changeset_free((ydb_changeset *)txn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_notification_list_free((ydb_notification_list *)txn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_notification_free((ydb_notification *)txn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_changeset_free((ydb_changeset *)db);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_mappings_free((ydb_mappings *)conn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    /* The transaction is still whole: it commits, and the lock is free. */
+    CHECK_OK(ydb_txn_set_object(txn, "c", "k", "v", 1, NULL, 0));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK_OK(ydb_txn_begin_read_write(other, &next));
+    CHECK_OK(ydb_txn_commit(next));
+    CHECK_OK(ydb_connection_close(other));
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(db));
+}
+
 int main(void) {
     ydb_database *db = NULL;
     ydb_connection *conn = NULL;
 
+    alarm(60); /* a regression here blocks forever: fail instead */
     test_null_handles();
+    test_destructors_check_the_type();
     test_closed_and_stale();
     test_error_state();
 
