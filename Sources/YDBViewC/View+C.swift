@@ -183,10 +183,10 @@ private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlo
         try callSorting(name, slot, group, lhs, rhs)
     }
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
-    var allowed: Set<String>?
+    var allowed: [String]?
     if let names = definition.allowedCollections {
         let total = try count(definition.allowedCollectionCount, "allowed_collection_count")
-        allowed = Set(try (0..<total).map { try string(names[$0], "allowed_collections[\($0)]") })
+        allowed = try (0..<total).map { try string(names[$0], "allowed_collections[\($0)]") }
     } else if definition.allowedCollectionCount != 0 {
         throw YDBError(.invalidArgument,
                        "allowed_collections is NULL but allowed_collection_count is \(definition.allowedCollectionCount)")

@@ -61,7 +61,7 @@ final class EngineRandomTests: XCTestCase {
                 let database = try Database(path: path)
                 try database.registerView(rankView(), name: "v")
                 var logs: [ViewCommitLog] = []
-                database.addCommitObserver { if let log = $0.viewLogs["v"] { logs.append(log) } }
+                database.addCommitObserver { if let log = $0.viewLog(named: "v") { logs.append(log) } }
                 let connection = try database.newConnection()
                 for commit in 0 ..< 150 {
                     var touched = Set<RowKey>()

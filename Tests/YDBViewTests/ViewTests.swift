@@ -22,7 +22,7 @@ final class ViewTests: XCTestCase {
         try connection.read { try $0.view(name)!.dump() }
     }
 
-    func lastLog(_ name: String = "v") -> ViewCommitLog? { lastNotification?.viewLogs[name] }
+    func lastLog(_ name: String = "v") -> ViewCommitLog? { lastNotification?.viewLog(named: name) }
     var lastNotification: CommitNotification?
 
     func observe() { database.addCommitObserver { [weak self] in self?.lastNotification = $0 } }
@@ -286,7 +286,7 @@ final class ViewTests: XCTestCase {
         try database.registerView(rankView(), name: "v")
         XCTAssertNil(try reader.read { try $0.view("v") }, "a frozen reader does not see a later registration")
         let skipped = try reader.beginLongLivedReadTransaction()
-        XCTAssertEqual(skipped.last?.viewLogs["v"]?.entries.last, .insert(rowid: 1, group: "g", index: 0))
+        XCTAssertEqual(skipped.last?.viewLog(named: "v")?.entries.last, .insert(rowid: 1, group: "g", index: 0))
         XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]])
         try database.unregisterView(name: "v")
         XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]], "still there at its snapshot")

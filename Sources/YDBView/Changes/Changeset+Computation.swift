@@ -19,9 +19,9 @@ struct ChangesetComputation {
     let before: any ViewContents
     let after: any ViewContents
     let histories: CommitHistories
-    let rangedGroups: Set<String>
+    let rangedGroups: NameSet
     /// Display-order dependency offsets per group.
-    let dependencyOffsets: [String: Set<Int>]
+    let dependencyOffsets: NameMap<Set<Int>>
 
     /// A row's place in one table: where, in which section, shown by which group.
     private struct Place {
@@ -35,7 +35,7 @@ struct ChangesetComputation {
     private var newPlaces: [Int64: Place?] = [:]
 
     init(old: MappingsLayout, new: MappingsLayout, before: any ViewContents, after: any ViewContents,
-         histories: CommitHistories, rangedGroups: Set<String>, dependencyOffsets: [String: Set<Int>]) {
+         histories: CommitHistories, rangedGroups: NameSet, dependencyOffsets: NameMap<Set<Int>>) {
         self.old = old
         self.new = new
         self.before = before

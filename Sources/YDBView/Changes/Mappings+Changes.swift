@@ -24,15 +24,15 @@ extension Mappings {
         let histories = CommitHistories(logs: logs, before: first.before)
 
         let newGroups = groups(in: last.after)
-        var newCounts: [String: Int] = [:]
+        var newCounts: NameMap<Int> = [:]
         for group in newGroups { newCounts[group] = last.after.count(inGroup: group) }
         let newStates = followFlexibleRanges(through: logs, from: oldLayout, after: last.after)
         let newLayout = makeLayout(allGroups: newGroups, counts: newCounts, flexibleStates: newStates)
 
         var computation = ChangesetComputation(
             old: oldLayout, new: newLayout, before: first.before, after: last.after,
-            histories: histories, rangedGroups: Set(ranges.keys),
-            dependencyOffsets: displayDependencyOffsets(for: Set(oldLayout.allGroups).union(newGroups)))
+            histories: histories, rangedGroups: NameSet(ranges.keys),
+            dependencyOffsets: displayDependencyOffsets(for: NameSet(oldLayout.allGroups).union(newGroups)))
         let changeset = computation.run()
 
         flexibleStates = newStates
@@ -47,9 +47,9 @@ extension Mappings {
     /// It may answer true for changes the table does not show (outside a range
     /// window); it never answers false for a change the table shows.
     public func hasChanges(for logs: [ViewCommitLog]) -> Bool {
-        let fixedGroups: Set<String>?
+        let fixedGroups: NameSet?
         switch groupSource {
-        case .fixed(let groups): fixedGroups = Set(groups)
+        case .fixed(let groups): fixedGroups = NameSet(groups)
         case .dynamic: fixedGroups = nil
         }
         func concerns(_ group: String) -> Bool {
@@ -78,7 +78,7 @@ extension Mappings {
         let mismatch = MappingsError.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot,
                                                                         logsStart: start)
         guard let layout, lastSnapshot == start else { throw mismatch }
-        for log in logs where log.viewName != viewName {
+        for log in logs where !bytesEqual(log.viewName, viewName) {
             throw MappingsError.wrongView(expected: viewName, found: log.viewName)
         }
         for (older, newer) in zip(logs, logs.dropFirst()) where older.snapshot != newer.snapshotBefore {
@@ -95,8 +95,8 @@ extension Mappings {
     /// Replays the logged inserts and deletes on every flexible window, then applies
     /// max/min length once, at the end of the changeset.
     private func followFlexibleRanges(through logs: [ViewCommitLog], from oldLayout: MappingsLayout,
-                                      after: any ViewContents) -> [String: FlexibleState] {
-        var trackers: [String: FlexibleWindowTracker] = [:]
+                                      after: any ViewContents) -> NameMap<FlexibleState> {
+        var trackers: NameMap<FlexibleWindowTracker> = [:]
         for (group, options) in ranges where options.isFlexible {
             let start = oldLayout.windows[group] ?? GroupWindow(lower: 0, upper: 0)
             trackers[group] = FlexibleWindowTracker(window: start, options: options)
@@ -124,8 +124,8 @@ extension Mappings {
     }
 
     /// Dependency offsets in display order (a reversed group's stored offsets negated).
-    private func displayDependencyOffsets(for groups: Set<String>) -> [String: Set<Int>] {
-        var result: [String: Set<Int>] = [:]
+    private func displayDependencyOffsets(for groups: NameSet) -> NameMap<Set<Int>> {
+        var result: NameMap<Set<Int>> = [:]
         for group in groups {
             guard let stored = dependencyOffsets[group] else { continue }
             let sign = reversedGroups.contains(group) ? -1 : 1

@@ -20,7 +20,7 @@ extension Mappings {
     /// group the mappings do not have.
     public func numberOfItems(inGroup group: String) -> Int? {
         guard let layout else { return nil }
-        if group == layout.consolidatedName { return layout.totalShown }
+        if let name = layout.consolidatedName, bytesEqual(group, name) { return layout.totalShown }
         return layout.windows[group]?.length
     }
 
@@ -44,7 +44,7 @@ extension Mappings {
     public func section(forGroup group: String) -> Int? {
         guard let layout else { return nil }
         if let name = layout.consolidatedName {
-            return group == name || layout.visibleIndex[group] != nil ? 0 : nil
+            return bytesEqual(group, name) || layout.visibleIndex[group] != nil ? 0 : nil
         }
         return layout.visibleIndex[group]
     }
@@ -64,7 +64,7 @@ extension Mappings {
     /// the consolidated section.
     public func index(forRow row: Int, inGroup group: String) -> Int? {
         guard let layout else { return nil }
-        if group == layout.consolidatedName {
+        if let name = layout.consolidatedName, bytesEqual(group, name) {
             return layout.location(of: TableIndexPath(section: 0, row: row))?.index
         }
         return layout.index(forWindowRow: row, inGroup: group)
@@ -108,7 +108,7 @@ extension Mappings {
     /// else the first row of the nearest later one; nil when nothing is shown or the
     /// group is not one of the mappings'.
     public func nearestIndexPath(forRow row: Int, inGroup group: String) -> TableIndexPath? {
-        guard let layout, let position = layout.allGroups.firstIndex(of: group) else { return nil }
+        guard let layout, let position = layout.allGroups.firstIndexOfName(group) else { return nil }
         func path(group: String, windowRow: Int) -> TableIndexPath? {
             guard let visible = layout.visibleIndex[group] else { return nil }
             if layout.isConsolidated {

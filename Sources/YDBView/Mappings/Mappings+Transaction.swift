@@ -29,7 +29,7 @@ extension Mappings {
     /// Whether `notifications` touch any group of these mappings. Cheap; it
     /// does not move the mappings (call `update(with:)` or `changes(for:)`).
     public func hasChanges(for notifications: [CommitNotification]) -> Bool {
-        hasChanges(for: notifications.compactMap { $0.viewLogs[viewName] })
+        hasChanges(for: notifications.compactMap { $0.viewLog(named: viewName) })
     }
 
     /// One log per commit, in order: commits that did not touch the view get
@@ -43,7 +43,7 @@ extension Mappings {
         }
         var logs: [ViewCommitLog] = []
         for notification in notifications {
-            if let log = notification.viewLogs[viewName] {
+            if let log = notification.viewLog(named: viewName) {
                 logs.append(log)
                 unchanged = log.after
             } else {

@@ -48,15 +48,15 @@ public final class Mappings {
 
     // Configuration, as set (ranges and dependencies stored in view order).
     var dynamicSectionsForAllGroups = false
-    var dynamicSectionsPerGroup: [String: Bool] = [:]
-    var ranges: [String: RangeOptions] = [:]
-    var reversedGroups: Set<String> = []
-    var dependencyOffsets: [String: Set<Int>] = [:]
+    var dynamicSectionsPerGroup: NameMap<Bool> = [:]
+    var ranges: NameMap<RangeOptions> = [:]
+    var reversedGroups: NameSet = []
+    var dependencyOffsets: NameMap<Set<Int>> = [:]
     var consolidationThreshold = 0
     var consolidationName: String?
 
     // State as of the last update.
-    var flexibleStates: [String: FlexibleState] = [:]
+    var flexibleStates: NameMap<FlexibleState> = [:]
     var layout: MappingsLayout?
     var lastSnapshot: UInt64?
     /// The view as of `lastSnapshot`: commits that did not touch the view
@@ -67,7 +67,7 @@ public final class Mappings {
     /// (minus dynamic sections that show no rows).
     public init(groups: [String], view viewName: String) {
         self.viewName = viewName
-        var seen = Set<String>()
+        var seen = NameSet()
         self.groupSource = .fixed(groups.filter { seen.insert($0).inserted })
     }
 
@@ -110,7 +110,7 @@ public final class Mappings {
     /// on a group it has never been placed on starts like a fixed one.
     public func update(with contents: any ViewContents, snapshot: UInt64) {
         let groups = groups(in: contents)
-        var counts: [String: Int] = [:]
+        var counts: NameMap<Int> = [:]
         for group in groups { counts[group] = contents.count(inGroup: group) }
         for (group, options) in ranges where options.isFlexible {
             guard let count = counts[group] else { continue }
@@ -142,17 +142,17 @@ public final class Mappings {
 
     /// The window each group shows for the given counts, from the range options and
     /// the current flexible states.
-    func window(forGroup group: String, count: Int, flexibleStates: [String: FlexibleState]) -> GroupWindow {
+    func window(forGroup group: String, count: Int, flexibleStates: NameMap<FlexibleState>) -> GroupWindow {
         guard let options = ranges[group] else { return GroupWindow(lower: 0, upper: count) }
         if options.isFixed { return options.fixedWindow(count: count) }
         let state = flexibleStates[group] ?? options.initialFlexibleState(count: count)
         return options.window(of: state, count: count)
     }
 
-    func makeLayout(allGroups: [String], counts: [String: Int],
-                    flexibleStates: [String: FlexibleState]? = nil) -> MappingsLayout {
+    func makeLayout(allGroups: [String], counts: NameMap<Int>,
+                    flexibleStates: NameMap<FlexibleState>? = nil) -> MappingsLayout {
         let states = flexibleStates ?? self.flexibleStates
-        var windows: [String: GroupWindow] = [:]
+        var windows: NameMap<GroupWindow> = [:]
         for group in allGroups {
             windows[group] = window(forGroup: group, count: counts[group] ?? 0, flexibleStates: states)
         }

@@ -20,6 +20,21 @@ public struct TableIndexPath: Hashable, Comparable, Sendable, CustomStringConver
 enum SectionID: Hashable {
     case group(String)
     case consolidated(String)
+
+    // By bytes, like every name (see `Name`).
+    static func == (lhs: SectionID, rhs: SectionID) -> Bool {
+        switch (lhs, rhs) {
+        case let (.group(a), .group(b)), let (.consolidated(a), .consolidated(b)): return bytesEqual(a, b)
+        default: return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .group(let name): hasher.combine(0); hashBytes(name, into: &hasher)
+        case .consolidated(let name): hasher.combine(1); hashBytes(name, into: &hasher)
+        }
+    }
 }
 
 /// Everything the getters and the changeset code need to turn view positions into
@@ -29,22 +44,22 @@ struct MappingsLayout {
     /// The mappings' groups at this update, in section order.
     let allGroups: [String]
     /// Full row count of each group in `allGroups`.
-    let counts: [String: Int]
+    let counts: NameMap<Int>
     /// The window shown of each group in `allGroups`, in view order.
-    let windows: [String: GroupWindow]
+    let windows: NameMap<GroupWindow>
     /// Groups of `allGroups` shown in reverse.
-    let reversed: Set<String>
+    let reversed: NameSet
     /// Groups shown (each as its own section unless consolidated), in order.
     let visibleGroups: [String]
     /// The consolidated section's name while consolidated, else nil.
     let consolidatedName: String?
     /// Index of each visible group in `visibleGroups`.
-    let visibleIndex: [String: Int]
+    let visibleIndex: NameMap<Int>
     /// `rowOffsets[i]` = rows shown by `visibleGroups[0..<i]` (the consolidated section's prefix sums).
     let rowOffsets: [Int]
 
-    init(allGroups: [String], counts: [String: Int], windows: [String: GroupWindow],
-         reversed: Set<String>, isDynamic: (String) -> Bool,
+    init(allGroups: [String], counts: NameMap<Int>, windows: NameMap<GroupWindow>,
+         reversed: NameSet, isDynamic: (String) -> Bool,
          consolidationThreshold: Int, consolidatedGroupName: String?) {
         self.allGroups = allGroups
         self.counts = counts
@@ -52,13 +67,13 @@ struct MappingsLayout {
         self.reversed = reversed
         let visible = allGroups.filter { !isDynamic($0) || (windows[$0]?.length ?? 0) > 0 }
         visibleGroups = visible
-        visibleIndex = Dictionary(uniqueKeysWithValues: visible.enumerated().map { ($1, $0) })
+        visibleIndex = NameMap(uniqueKeysWithValues: visible.enumerated().map { ($1, $0) })
         var offsets = [0]
         offsets.reserveCapacity(visible.count + 1)
         for group in visible { offsets.append(offsets.last! + (windows[group]?.length ?? 0)) }
         rowOffsets = offsets
         if consolidationThreshold > 0, let name = consolidatedGroupName,
-           !allGroups.contains(name), offsets.last! < consolidationThreshold {
+           !allGroups.containsName(name), offsets.last! < consolidationThreshold {
             consolidatedName = name
         } else {
             consolidatedName = nil

@@ -21,29 +21,38 @@ public final class CommitNotification {
     /// Rows set, replaced, touched or removed one by one. Rows removed by
     /// `removeAllObjects(inCollection:)` or `removeAllObjectsInAllCollections()`
     /// are not listed individually: see `removedCollections` and `removedAll`.
+    /// Keys are compared as bytes: two spellings of "é" are two rows.
     public let changedRows: [RowKey: RowChangeKind]
-    public let removedCollections: Set<String>
+    /// Collections emptied by `removeAllObjects(inCollection:)`, in byte order.
+    public var removedCollections: [String] { removedCollectionNames.sorted().map(\.value) }
     public let removedAll: Bool
-    /// What the commit did to each registered view, by view name.
-    public let viewLogs: [String: ViewCommitLog]
+    let removedCollectionNames: Set<Name>
+    /// What the commit did to each registered view, by view name (bytes).
+    let viewLogsByName: [Name: ViewCommitLog]
 
-    init(snapshot: UInt64, changedRows: [RowKey: RowChangeKind], removedCollections: Set<String>,
-         removedAll: Bool, viewLogs: [String: ViewCommitLog]) {
+    init(snapshot: UInt64, changedRows: [RowKey: RowChangeKind], removedCollections: Set<Name>,
+         removedAll: Bool, viewLogs: [Name: ViewCommitLog]) {
         self.snapshot = snapshot
         self.changedRows = changedRows
-        self.removedCollections = removedCollections
+        self.removedCollectionNames = removedCollections
         self.removedAll = removedAll
-        self.viewLogs = viewLogs
+        self.viewLogsByName = viewLogs
     }
 
+    /// What the commit did to the view registered as `name` (nil: nothing).
+    public func viewLog(named name: String) -> ViewCommitLog? { viewLogsByName[Name(name)] }
+
+    /// Names of the views the commit changed, in byte order.
+    public var changedViewNames: [String] { viewLogsByName.keys.sorted().map(\.value) }
+
     public func hasChange(forKey key: String, inCollection collection: String) -> Bool {
-        removedAll || removedCollections.contains(collection)
+        removedAll || removedCollectionNames.contains(Name(collection))
             || changedRows[RowKey(collection: collection, key: key)] != nil
     }
 
     public func hasChange(inCollection collection: String) -> Bool {
-        removedAll || removedCollections.contains(collection)
-            || changedRows.keys.contains { $0.collection == collection }
+        removedAll || removedCollectionNames.contains(Name(collection))
+            || changedRows.keys.contains { bytesEqual($0.collection, collection) }
     }
 }
 

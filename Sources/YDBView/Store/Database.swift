@@ -8,7 +8,8 @@ import Musl
 /// SQLite's own snapshot: the registered views and their contents.
 struct PublishedState {
     var snapshot: UInt64
-    var views: [String: ViewInstance]
+    /// By name, compared as bytes.
+    var views: [Name: ViewInstance]
 }
 
 /// A key/value database on SQLite (WAL mode) with registered views.

@@ -139,7 +139,7 @@ public class ReadTransaction {
 
     /// The view `name` as this transaction sees it (a read-write transaction
     /// overrides this with its working copies).
-    func viewInstance(named name: String) -> ViewInstance? { state.views[name] }
+    func viewInstance(named name: String) -> ViewInstance? { state.views[Name(name)] }
 
     // MARK: Internal row access (for views; no locking, no validation)
 

@@ -8,9 +8,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Writers of the views this transaction touched, made on first use: a
     /// transaction that touches one view (a registration) costs the same
     /// however many views exist. `state.views` names every view.
-    private var writers: [String: ViewWriter] = [:]
+    private var writers: [Name: ViewWriter] = [:]
     private var changedRows: [RowKey: RowChangeKind] = [:]
-    private var removedCollections: Set<String> = []
+    private var removedCollections: Set<Name> = []
     private var removedAll = false
     private var changed = false
     private var failure: YDBError?
@@ -45,7 +45,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     private func finishCommit() throws {
         var newState = state
-        var logs: [String: ViewCommitLog] = [:]
+        var logs: [Name: ViewCommitLog] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
         for (name, writer) in writers {
             newState.views[name] = writer.instance
@@ -59,7 +59,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let database = connection.database
         if rowsChanged && database.storedViewsMayMissCommits {
             // Stored views that are not registered miss these row changes.
-            try ViewStorage.markStale(except: state.views.keys.compactMap { viewInstance(named: $0)?.storageID },
+            try ViewStorage.markStale(except: state.views.keys.compactMap { viewInstance(named: $0.value)?.storageID },
                                       handle)
         }
         if changed {
@@ -234,8 +234,8 @@ public final class ReadWriteTransaction: ReadTransaction {
             delete.bind(1, collection)
             try delete.run()
             changed = true
-            removedCollections.insert(collection)
-            changedRows = changedRows.filter { $0.key.collection != collection }
+            removedCollections.insert(Name(collection))
+            changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
             for (rowid, rowKey) in removed {
                 try forEachView { try $0.rowRemoved(rowid, rowKey, self) }
             }
@@ -264,33 +264,33 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        for name in state.views.keys { try body(writer(named: name)!) }
+        for name in state.views.keys { try body(writer(named: name.value)!) }
     }
 
     /// The working copy of a view, for queries inside this transaction.
     override func viewInstance(named name: String) -> ViewInstance? {
-        writers[name]?.instance ?? state.views[name]
+        writers[Name(name)]?.instance ?? state.views[Name(name)]
     }
 
     func writer(named name: String) -> ViewWriter? {
-        if let writer = writers[name] { return writer }
-        guard let instance = state.views[name] else { return nil }
+        if let writer = writers[Name(name)] { return writer }
+        guard let instance = state.views[Name(name)] else { return nil }
         let writer = ViewWriter(instance: instance)
-        writers[name] = writer
+        writers[Name(name)] = writer
         return writer
     }
 
     /// Adds (or replaces) a view in this transaction; used by registration
     /// and by changing a view's grouping/sorting.
     func installWriter(_ writer: ViewWriter) {
-        writers[writer.instance.name] = writer
-        state.views[writer.instance.name] = writer.instance
+        writers[Name(writer.instance.name)] = writer
+        state.views[Name(writer.instance.name)] = writer.instance
         changed = true
     }
 
     func removeWriter(named name: String) {
-        writers.removeValue(forKey: name)
-        state.views.removeValue(forKey: name)
+        writers.removeValue(forKey: Name(name))
+        state.views.removeValue(forKey: Name(name))
         changed = true
     }
 

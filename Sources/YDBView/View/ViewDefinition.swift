@@ -133,18 +133,24 @@ public struct View {
     /// non-persistent ones live in memory and repopulate at registration.
     public var isPersistent: Bool
     /// When set, only rows of these collections are ever considered.
-    public var allowedCollections: Set<String>?
+    /// Collections are matched by their bytes (see the README, "names are
+    /// bytes"): a list, since a `Set<String>` would merge two spellings.
+    public var allowedCollections: [String]? {
+        didSet { allowedNames = allowedCollections.map { Set($0.map { Name($0) }) } }
+    }
+    private var allowedNames: Set<Name>?
 
     public init(grouping: ViewGrouping, sorting: ViewSorting, versionTag: String = "",
-                isPersistent: Bool = true, allowedCollections: Set<String>? = nil) {
+                isPersistent: Bool = true, allowedCollections: [String]? = nil) {
         self.grouping = grouping
         self.sorting = sorting
         self.versionTag = versionTag
         self.isPersistent = isPersistent
         self.allowedCollections = allowedCollections
+        allowedNames = allowedCollections.map { Set($0.map { Name($0) }) }
     }
 
     func allows(_ collection: String) -> Bool {
-        allowedCollections?.contains(collection) ?? true
+        allowedNames?.contains(Name(collection)) ?? true
     }
 }

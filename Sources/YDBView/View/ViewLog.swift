@@ -11,12 +11,21 @@ public struct RowChangeFlags: OptionSet, Hashable, Sendable {
 }
 
 /// A row's (collection, key).
+/// A row's (collection, key). Equal and hashed by bytes: two spellings of
+/// "é" are two rows, as they are to SQLite (see `Name`).
 public struct RowKey: Hashable, Sendable, CustomStringConvertible {
     public let collection: String
     public let key: String
     public init(collection: String, key: String) {
         self.collection = collection
         self.key = key
+    }
+    public static func == (lhs: RowKey, rhs: RowKey) -> Bool {
+        bytesEqual(lhs.key, rhs.key) && bytesEqual(lhs.collection, rhs.collection)
+    }
+    public func hash(into hasher: inout Hasher) {
+        hashBytes(collection, into: &hasher)
+        hashBytes(key, into: &hasher)
     }
     public var description: String { "\(collection)/\(key)" }
 }

@@ -1,18 +1,3 @@
-/// A group name ordered by Unicode scalar values (UTF-8 byte order), which
-/// is also SQLite's BINARY order, so stored and in-memory order agree.
-struct GroupName: Comparable, Hashable {
-    let value: String
-    static func < (lhs: GroupName, rhs: GroupName) -> Bool {
-        lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8)
-    }
-    static func == (lhs: GroupName, rhs: GroupName) -> Bool {
-        lhs.value.utf8.elementsEqual(rhs.value.utf8)
-    }
-    func hash(into hasher: inout Hasher) {
-        for byte in value.utf8 { hasher.combine(byte) }
-    }
-}
-
 /// Where a row stands: its group and its order label there.
 struct RowPlace {
     let group: String

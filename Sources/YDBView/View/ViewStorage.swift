@@ -75,15 +75,15 @@ enum ViewStorage {
         let select = owned.statement
         select.bind(1, id)
         var places: [(Int64, RowPlace)] = []
-        var members: [String: [(Int64, Int64)]] = [:]
+        var members: [Name: [(Int64, Int64)]] = [:]
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
-            members[group, default: []].append((label, rowid))
+            members[Name(group), default: []].append((label, rowid))
             places.append((rowid, RowPlace(group: group, label: label)))
         }
         var state = ViewState()
         for (group, rows) in members {
-            state.groups.insert(GroupName(value: group), GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
+            state.groups.insert(group, GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
         }
         state.places = CountedTree(sorted: places)
         return state

@@ -7,8 +7,9 @@ final class ViewWriter {
     private let before: ViewState
     private var entries: [ViewLogEntry] = []
     private var keys: [Int64: RowKey] = [:]
-    private var loggedCreated: Set<String> = []
-    private var shrunkGroups: Set<String> = []
+    // Group names are compared as bytes (`Name`), never as Strings.
+    private var loggedCreated: Set<Name> = []
+    private var shrunkGroups: Set<Name> = []
     private var wasReset = false
     /// Rows read for sorting comparisons in this transaction.
     private var rowCache: [Int64: ViewRow] = [:]
@@ -52,7 +53,7 @@ final class ViewWriter {
             try insert(rowid, row, into: newGroup, transaction)
             return
         }
-        if current.group != newGroup {
+        if !bytesEqual(current.group, newGroup) {
             try remove(rowid, rowKey, transaction)
             try insert(rowid, row, into: newGroup, transaction)
             return
@@ -96,12 +97,12 @@ final class ViewWriter {
     /// followed by inserts, so mappings of an existing view get a changeset.
     func repopulate(_ transaction: ReadWriteTransaction) throws {
         let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
-        var grouped: [String: [(rowid: Int64, row: ViewRow)]] = [:]
+        var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
         var scannedKeys: [Int64: RowKey] = [:]
         try scanRows(flavour, transaction) { rowid, row in
             scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
             if let group = try runGrouping(row) {
-                grouped[group, default: []].append((rowid, row.narrowed(to: definition.sorting.flavour)))
+                grouped[Name(group), default: []].append((rowid, row.narrowed(to: definition.sorting.flavour)))
             }
         }
         if state.totalCount > 0 { try reset(keys: scannedKeys, transaction) }
@@ -109,8 +110,9 @@ final class ViewWriter {
         let viewName = instance.name
         var newState = ViewState()
         var places: [(Int64, RowPlace)] = []
-        for group in grouped.keys.sorted(by: { GroupName(value: $0) < GroupName(value: $1) }) {
-            let rows = grouped[group]!
+        for name in grouped.keys.sorted() {
+            let group = name.value
+            let rows = grouped[name]!
             // Sort positions, not rows: the merge then moves integers.
             let order = try StableSort.sort(Array(rows.indices)) { a, b in
                 try Self.callback(viewName, "sorting") { try sorting.body(group, rows[a].row, rows[b].row) } == .ascending
@@ -154,7 +156,7 @@ final class ViewWriter {
     private func scanRows(_ flavour: ViewFlavour, _ transaction: ReadWriteTransaction,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
         let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
-        let collections = definition.allowedCollections.map { $0.sorted() }
+        let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
         for collection in collections ?? [""] {
             let sql = collections == nil
                 ? "SELECT \(columns) FROM ydb_rows ORDER BY rowid"
@@ -182,10 +184,10 @@ final class ViewWriter {
     /// when the view did nothing).
     func finish(snapshotBefore: UInt64, snapshot: UInt64) -> ViewCommitLog? {
         var candidates = shrunkGroups.union(loggedCreated)
-        if wasReset { candidates.formUnion(before.groupNames) }
-        for group in candidates.sorted() where state.group(group) == nil {
-            if before.group(group) != nil || loggedCreated.contains(group) {
-                entries.append(.groupEmptied(group))
+        if wasReset { candidates.formUnion(before.groupNames.map { Name($0) }) }
+        for group in candidates.sorted() where state.group(group.value) == nil {
+            if before.group(group.value) != nil || loggedCreated.contains(group) {
+                entries.append(.groupEmptied(group.value))
             }
         }
         guard !entries.isEmpty else { return nil }
@@ -240,7 +242,7 @@ final class ViewWriter {
         if let id = instance.storageID { try ViewStorage.delete(id: id, rowid: rowid, transaction.handle) }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: group, index: index))
-        shrunkGroups.insert(group)
+        shrunkGroups.insert(Name(group))
     }
 
     private func reset(keys allKeys: [Int64: RowKey], _ transaction: ReadWriteTransaction) throws {
@@ -271,8 +273,8 @@ final class ViewWriter {
     }
 
     private func logCreatedIfNew(_ group: String) {
-        guard wasReset || before.group(group) == nil, !loggedCreated.contains(group) else { return }
-        loggedCreated.insert(group)
+        guard wasReset || before.group(group) == nil, !loggedCreated.contains(Name(group)) else { return }
+        loggedCreated.insert(Name(group))
         entries.append(.groupCreated(group))
     }
 
@@ -285,9 +287,9 @@ final class ViewWriter {
         guard let tree = state.group(group), !tree.isEmpty else { return 0 }
         let subject = row.narrowed(to: definition.sorting.flavour)
         switch instance.hint {
-        case .end(let last) where last == group:
+        case .end(let last) where bytesEqual(last, group):
             if try compare(subject, tree.last!.value, group, transaction) != .ascending { return tree.count }
-        case .beginning(let first) where first == group:
+        case .beginning(let first) where bytesEqual(first, group):
             if try compare(subject, tree.first!.value, group, transaction) == .ascending { return 0 }
         default:
             break

@@ -23,7 +23,7 @@ final class CallCounter {
 
 /// A view grouped by the object's group and sorted by rank, then key.
 func rankView(counter: CallCounter = CallCounter(), tag: String = "1", persistent: Bool = true,
-              collections: Set<String>? = nil) -> View {
+              collections: [String]? = nil) -> View {
     let grouping = ViewGrouping(flavour: .object) { row in
         counter.grouping += 1
         return Item.group(row.object)
