@@ -147,6 +147,27 @@ int ydb_libversion_number(void);
 #define YDB_MISMATCH         9  /* Mappings and notifications at different
                                    snapshots (used by changesets) */
 #define YDB_CORRUPT         10  /* The database file is damaged */
+#define YDB_TOOBIG          11  /* A value (object, metadata, key,
+                                   collection) or row is longer than SQLite
+                                   stores; nothing was written */
+
+/*
+** Values SQLite cannot store. SQLite stores strings and blobs of up to
+** SQLITE_LIMIT_LENGTH bytes (1,000,000,000 by default), and a row (key,
+** collection, object and metadata together) of up to about the same size.
+** A write of anything longer fails with YDB_TOOBIG and a message naming
+** the size and the limit, before anything is written: the row and its
+** metadata are untouched and, like a write refused for a bad argument, the
+** transaction goes on. (A row whose parts each fit but that SQLite refuses
+** as a whole -- possible only through replace_object/replace_metadata next
+** to a large kept value -- also gives YDB_TOOBIG with nothing written, but
+** that failure comes from SQLite and poisons the transaction.)
+**
+** The environment variable YDBVIEW_MAX_VALUE_BYTES, read when a database is
+** opened, lowers that limit for every SQLite handle of the database (it can
+** only lower it). It is a testing and hardening knob: tests set it small to
+** reach the limit without allocating a gigabyte.
+*/
 
 /*
 ** ydb_errcode() returns the status of the calling thread's last failed call

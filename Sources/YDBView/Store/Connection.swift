@@ -27,7 +27,7 @@ public final class Connection {
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
         self.tracksNotifications = tracksNotifications
-        handle = try SQLiteHandle(path: database.path)
+        handle = try SQLiteHandle(path: database.path, maxValueBytes: database.maxValueBytes)
         lastSnapshot = database.snapshot
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
     }

@@ -22,6 +22,10 @@ public final class Database {
     /// directory that is deleted on `close()`.
     public let path: String
     private let temporaryDirectory: String?
+    /// From `YDBVIEW_MAX_VALUE_BYTES`, read once at open: lowers SQLite's
+    /// length limit on every handle of this database (a testing and
+    /// hardening knob; SQLite's own limit is about 1 GB).
+    let maxValueBytes: Int32?
     /// An exclusive lock on `<path>-ydbview.lock`: views live in this
     /// object's memory, so a second Database on the same file (in this
     /// process or another) would diverge from it. The second open fails.
@@ -64,6 +68,8 @@ public final class Database {
             temporaryDirectory = String(cString: made)
             self.path = temporaryDirectory! + "/database.sqlite"
         }
+        maxValueBytes = getenv("YDBVIEW_MAX_VALUE_BYTES")
+            .flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
         lockDescriptor = open(self.path + "-ydbview.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
             throw YDBError(.error, "cannot create the lock file \(self.path)-ydbview.lock")
@@ -73,7 +79,7 @@ public final class Database {
             throw YDBError(.busy, "database \(self.path) is already open (by another Database object or process)")
         }
         do {
-            let handle = try SQLiteHandle(path: self.path)
+            let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
             published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])

@@ -30,6 +30,7 @@ from .errors import (
     ObserverWarning,
     SQLiteError,
     Status,
+    TooBigError,
     YDBError,
 )
 from .serializers import BytesSerializer, JSONSerializer, PickleSerializer, Serializer
@@ -113,6 +114,7 @@ __all__ = [
     "Row",
     "RowChange",
     "SQLiteError",
+    "TooBigError",
     "Serializer",
     "Status",
     "YDBError",

@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     CALLBACK_FAILED = 8
     MISMATCH = 9
     CORRUPT = 10
+    TOOBIG = 11
 
 
 class YDBError(Exception):
@@ -85,6 +86,13 @@ class CorruptError(YDBError):
     code = Status.CORRUPT
 
 
+class TooBigError(YDBError, ValueError):
+    """A value (object, metadata, key, collection) or row is longer than SQLite
+    stores; nothing was written (the transaction is poisoned like any failed write)."""
+
+    code = Status.TOOBIG
+
+
 class ObserverWarning(RuntimeWarning):
     """A commit observer raised; the commit itself succeeded."""
 
@@ -92,7 +100,8 @@ class ObserverWarning(RuntimeWarning):
 _BY_CODE: Dict[int, Type[YDBError]] = {
     cls.code: cls
     for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
-                SQLiteError, CallbackFailedError, MismatchError, CorruptError)
+                SQLiteError, CallbackFailedError, MismatchError, CorruptError,
+                TooBigError)
 }
 
 

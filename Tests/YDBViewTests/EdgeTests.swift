@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+@testable import YDBView
+
+/// The engine's edges: values SQLite cannot store, one Database per file,
+/// and a second writer on the thread that already writes.
+final class EdgeTests: XCTestCase {
+    func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func assertCode<T>(_ code: YDBErrorCode, _ body: @autoclosure () throws -> T, contains text: String = "",
+                       file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try body(), file: file, line: line) { error in
+            guard let error = error as? YDBError else { return XCTFail("\(error)", file: file, line: line) }
+            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
+            XCTAssertTrue(text.isEmpty || error.message.contains(text), error.message, file: file, line: line)
+        }
+    }
+
+    // MARK: Values SQLite cannot store
+
+    /// A database whose handles store at most `limit` bytes per value.
+    func smallDatabase(limit: Int) throws -> Database {
+        setenv("YDBVIEW_MAX_VALUE_BYTES", String(limit), 1)
+        defer { unsetenv("YDBVIEW_MAX_VALUE_BYTES") }
+        return try Database(path: nil)
+    }
+
+    func testTooBigValuesAreRefusedAndNothingChanges() throws {
+        let limit = 4096
+        let database = try smallDatabase(limit: limit)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        let big = [UInt8](repeating: 120, count: limit + 1)
+        try connection.readWrite { try $0.setObject(bytes("small"), forKey: "k", inCollection: "c", metadata: bytes("meta")) }
+        try connection.readWrite { t in
+            assertCode(.tooBig, try t.setObject(big, forKey: "k", inCollection: "c", metadata: nil), contains: "4097 bytes")
+            assertCode(.tooBig, try t.setObject(big, forKey: "new", inCollection: "c", metadata: nil), contains: "limit of 4096")
+            assertCode(.tooBig, try t.replaceObject(big, forKey: "k", inCollection: "c"), contains: "object")
+            assertCode(.tooBig, try t.setObject(bytes("o"), forKey: "k", inCollection: "c", metadata: big), contains: "metadata")
+            assertCode(.tooBig, try t.replaceMetadata(big, forKey: "k", inCollection: "c"), contains: "metadata")
+            assertCode(.tooBig, try t.setObject(bytes("o"), forKey: String(repeating: "k", count: limit + 1),
+                                                inCollection: "c", metadata: nil), contains: "key")
+            let half = [UInt8](repeating: 1, count: limit / 2 + 1)
+            assertCode(.tooBig, try t.setObject(half, forKey: "k", inCollection: "c", metadata: half), contains: "row")
+            // Refused before anything was written: the transaction goes on.
+            XCTAssertEqual(try t.object(forKey: "k", inCollection: "c"), bytes("small"))
+            try t.setObject(bytes("fits"), forKey: "other", inCollection: "c", metadata: nil)
+        }
+        try connection.read { t in
+            XCTAssertEqual(try t.object(forKey: "k", inCollection: "c"), bytes("small"))
+            XCTAssertEqual(try t.metadata(forKey: "k", inCollection: "c"), bytes("meta"))
+            XCTAssertFalse(try t.exists(key: "new", inCollection: "c"))
+            XCTAssertEqual(try t.object(forKey: "other", inCollection: "c"), bytes("fits"))
+        }
+    }
+
+    /// Parts that each fit next to a large kept value: SQLite refuses the
+    /// row; the failure poisons the transaction and nothing is written.
+    func testRowRefusedBySQLiteRollsBack() throws {
+        let limit = 4096
+        let database = try smallDatabase(limit: limit)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        let most = [UInt8](repeating: 1, count: limit - 100)
+        try connection.readWrite { try $0.setObject(most, forKey: "k", inCollection: "c", metadata: bytes("meta")) }
+        let transaction = try connection.beginReadWriteTransaction()
+        assertCode(.tooBig, try transaction.replaceMetadata(most, forKey: "k", inCollection: "c"),
+                   contains: "limit is 4096 bytes")
+        assertCode(.tooBig, try transaction.commit())
+        try connection.read { t in
+            XCTAssertEqual(try t.metadata(forKey: "k", inCollection: "c"), bytes("meta"))
+        }
+    }
+
+    /// Every bind is checked: a value over the limit is not stored as NULL.
+    func testStatementRefusesAnOversizedBind() throws {
+        let database = try smallDatabase(limit: 1024)
+        defer { database.close() }
+        let handle = try SQLiteHandle(path: database.path, maxValueBytes: 1024)
+        defer { handle.close() }
+        XCTAssertEqual(handle.maxValueBytes, 1024)
+        let select = try handle.statement("SELECT length(?1)")
+        select.bind(1, [UInt8](repeating: 0, count: 2000))
+        assertCode(.tooBig, try select.step(), contains: "2000 bytes")
+        let again = try handle.statement("SELECT length(?1)")
+        again.bind(1, [UInt8](repeating: 0, count: 10))
+        XCTAssertTrue(try again.step())
+        XCTAssertEqual(again.int(0), 10)
+    }
+}
