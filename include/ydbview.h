@@ -141,7 +141,8 @@ int ydb_libversion_number(void);
                                    NULL blob with nonzero size, ... */
 #define YDB_NOTFOUND         4  /* Lookup found nothing (row, metadata, ...) */
 #define YDB_CLOSED           5  /* The database or connection is closed */
-#define YDB_BUSY             6  /* The database file is locked */
+#define YDB_BUSY             6  /* The database file is locked (also: it
+                                   is already open, see ydb_database_open) */
 #define YDB_SQLITE           7  /* SQLite reported an error */
 #define YDB_CALLBACK_FAILED  8  /* A user callback reported failure */
 #define YDB_MISMATCH         9  /* Mappings and notifications at different
@@ -225,6 +226,21 @@ typedef struct ydb_notification_list ydb_notification_list;
 ** `path` and stores a new handle in *out_db. With path == NULL the database
 ** is a private temporary file, deleted when the database is closed. An
 ** empty path gives YDB_INVALID_ARGUMENT.
+**
+** One process, one database handle per database file. Views live in the
+** handle's memory, so the handle holds an exclusive lock on the file itself
+** (flock, keyed on the file, not the path) from open until it is closed and
+** every connection of it is closed too. A second open of the same file --
+** the same path, a symlink, a hard link, in this process or another --
+** fails with YDB_BUSY and a message naming the path. A process that dies
+** holds nothing: the system drops its lock. (Several processes sharing one
+** database is not supported yet.)
+**
+** A path that cannot be opened (a missing directory, no permission, a
+** directory) fails with YDB_ERROR and a message naming the path and the
+** system's reason, e.g. "cannot open database /x/y.db: No such file or
+** directory"; a file SQLite cannot use fails with YDB_SQLITE or
+** YDB_CORRUPT.
 **
 ** *out_db is owned by the caller: close it with ydb_database_close().
 ** On failure *out_db is set to NULL.

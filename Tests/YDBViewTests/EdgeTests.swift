@@ -87,4 +87,47 @@ final class EdgeTests: XCTestCase {
         XCTAssertTrue(try again.step())
         XCTAssertEqual(again.int(0), 10)
     }
+
+    // MARK: One Database per database file
+
+    func makeDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "ydbview-edges-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw YDBError(.error, "mkdtemp") }
+        return String(cString: made)
+    }
+
+    func testSecondOpenOfTheSameFileIsBusyByAnyName() throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/db.sqlite", symlinkPath = directory + "/symlink.sqlite"
+        let hardLinkPath = directory + "/hardlink.sqlite"
+        let database = try Database(path: path)
+        let connection = try database.newConnection()
+        try connection.readWrite { try $0.setObject(bytes("v"), forKey: "k", inCollection: "c", metadata: nil) }
+        XCTAssertEqual(symlink(path, symlinkPath), 0)
+        XCTAssertEqual(link(path, hardLinkPath), 0)
+        for name in [path, symlinkPath, hardLinkPath] {
+            assertCode(.busy, try Database(path: name), contains: name)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-ydbview.lock"))
+        // The refused opens broke nothing (closing a descriptor of the file
+        // would have dropped SQLite's locks on it).
+        try connection.readWrite { try $0.setObject(bytes("w"), forKey: "k", inCollection: "c", metadata: nil) }
+        XCTAssertEqual(try connection.read { try $0.object(forKey: "k", inCollection: "c") }, bytes("w"))
+        // Closed, but a connection still has its SQLite handle: still held.
+        database.close()
+        assertCode(.busy, try Database(path: hardLinkPath))
+        connection.close()
+        let again = try Database(path: symlinkPath)
+        XCTAssertEqual(try again.newConnection().read { try $0.object(forKey: "k", inCollection: "c") }, bytes("w"))
+        again.close()
+    }
+
+    func testUnopenablePathNamesTheSystemReason() throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let missing = directory + "/no/such.sqlite"
+        assertCode(.error, try Database(path: missing), contains: "\(missing): \(String(cString: strerror(ENOENT)))")
+        assertCode(.error, try Database(path: directory), contains: directory)
+    }
 }

@@ -28,6 +28,7 @@ public final class Connection {
         self.database = database
         self.tracksNotifications = tracksNotifications
         handle = try SQLiteHandle(path: database.path, maxValueBytes: database.maxValueBytes)
+        database.fileLock.handleOpened()
         lastSnapshot = database.snapshot
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
     }
@@ -47,6 +48,7 @@ public final class Connection {
             if longLivedState != nil { endLongLivedReadTransaction() }
             closed = true
             handle.close()
+            database.fileLock.handleClosed()
             if tracksNotifications { database.connectionClosed(self) }
         }
     }

@@ -4,6 +4,7 @@
 ** thread that already writes (YDB_MISUSE, never a hang).
 */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp, symlink, fork */
+#include <errno.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -85,14 +86,165 @@ static void test_too_big(void) {
     free(big);
 }
 
-int main(void) {
+/* ---- 2. one Database per database file ---- */
+
+/* Child mode (`test_edges --hold PATH`): opens PATH, prints the status,
+** and holds the database until its stdin reaches end of file. */
+static int hold(const char *path) {
+    ydb_database *db = NULL;
+    char byte;
+    int rc = ydb_database_open(path, &db);
+    printf("%d\n", rc);
+    fflush(stdout);
+    while (read(0, &byte, 1) > 0) {
+    }
+    if (db != NULL) ydb_database_close(db);
+    return 0;
+}
+
+typedef struct {
+    pid_t pid;
+    int to_child;    /* closing it lets the child close and exit */
+    int status;      /* what the child's open returned */
+} holder;
+
+static char self_path[4096];
+
+static holder spawn_holder(const char *path) {
+    holder h = {-1, -1, -1};
+    int in[2], out[2];
+    char line[16] = {0};
+    ssize_t got;
+    if (pipe(in) != 0 || pipe(out) != 0) return h;
+    h.pid = fork();
+    if (h.pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(self_path, self_path, "--hold", path, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    h.to_child = in[1];
+    got = read(out[0], line, sizeof line - 1);
+    close(out[0]);
+    if (got > 0) h.status = atoi(line);
+    return h;
+}
+
+static void end_holder(holder *h, int kill_it) {
+    int status = 0;
+    if (kill_it) kill(h->pid, SIGKILL);
+    close(h->to_child);
+    waitpid(h->pid, &status, 0);
+}
+
+static void check_busy(const char *path, const char *named) {
+    ydb_database *db = NULL;
+    CHECK_RC(ydb_database_open(path, &db), YDB_BUSY);
+    CHECK(db == NULL);
+    CHECK(strstr(ydb_errmsg(), named) != NULL);
+    if (db != NULL) ydb_database_close(db);
+}
+
+static void test_one_database_per_file(void) {
+    char path[128], link_path[128], hard_path[128], missing_path[128];
+    ydb_database *db = NULL, *again = NULL;
+    ydb_connection *conn = NULL;
+    holder h;
+
+    path_in_directory(path, sizeof path, "db.sqlite");
+    path_in_directory(link_path, sizeof link_path, "symlink.sqlite");
+    path_in_directory(hard_path, sizeof hard_path, "hardlink.sqlite");
+    REQUIRE_OK(ydb_database_open(path, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    REQUIRE_OK(put(conn, "c", "k", "first", NULL));
+    CHECK(symlink(path, link_path) == 0);
+    CHECK(link(path, hard_path) == 0);
+
+    /* Same path, a symlink, a hard link: all the same file. */
+    check_busy(path, path);
+    check_busy(link_path, link_path);
+    check_busy(hard_path, hard_path);
+    /* No side lock file to delete, and the failed opens broke nothing. */
+    {
+        char old_lock[160];
+        snprintf(old_lock, sizeof old_lock, "%s-ydbview.lock", path);
+        CHECK(access(old_lock, F_OK) != 0);
+    }
+    CHECK_OK(put(conn, "c", "k", "second", NULL));
+    CHECK(reads_as(conn, "c", "k", "second"));
+
+    /* Another process, through each name. */
+    h = spawn_holder(link_path);
+    CHECK(h.status == YDB_BUSY);
+    end_holder(&h, 0);
+    h = spawn_holder(hard_path);
+    CHECK(h.status == YDB_BUSY);
+    end_holder(&h, 0);
+    CHECK(reads_as(conn, "c", "k", "second"));
+
+    /* Closed (connections included): opens again. */
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(db));
+    REQUIRE_OK(ydb_database_open(link_path, &again));
+    CHECK_OK(ydb_database_close(again));
+
+    /* Held by another process: busy until it closes, or is killed. */
+    h = spawn_holder(path);
+    CHECK(h.status == YDB_OK);
+    check_busy(hard_path, hard_path);
+    end_holder(&h, 0);
+    REQUIRE_OK(ydb_database_open(path, &again));
+    CHECK_OK(ydb_database_close(again));
+    h = spawn_holder(hard_path);
+    CHECK(h.status == YDB_OK);
+    check_busy(path, path);
+    end_holder(&h, 1);
+    REQUIRE_OK(ydb_database_open(path, &again));
+    REQUIRE_OK(ydb_connection_open(again, &conn));
+    CHECK(reads_as(conn, "c", "k", "second"));
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(again));
+
+    /* An unopenable path names itself and the OS reason. */
+    path_in_directory(missing_path, sizeof missing_path, "no/such/dir.sqlite");
+    {
+        int rc = ydb_database_open(missing_path, &again);
+        CHECK(rc == YDB_ERROR);
+        CHECK(again == NULL);
+        CHECK(strstr(ydb_errmsg(), missing_path) != NULL);
+        CHECK(strstr(ydb_errmsg(), strerror(ENOENT)) != NULL);
+    }
+
+    unlink(link_path);
+    unlink(hard_path);
+    {
+        const char *suffixes[] = {"", "-wal", "-shm"};
+        char file[160];
+        int i;
+        for (i = 0; i < 3; i++) {
+            snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
+            unlink(file);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    ssize_t length;
+    if (argc == 3 && strcmp(argv[1], "--hold") == 0) return hold(argv[2]);
+    length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (length <= 0) return 1;
+    self_path[length] = '\0';
     signal(SIGALRM, on_alarm);
     alarm(60);
     snprintf(directory, sizeof directory, "/tmp/ydbview-edges-XXXXXX");
     if (mkdtemp(directory) == NULL) return 1;
-    (void)path_in_directory;
 
     test_too_big();
+    test_one_database_per_file();
 
     rmdir(directory);
     return check_summary();

@@ -3,6 +3,13 @@ a second writer on the thread that already writes."""
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -57,3 +64,76 @@ def test_too_big_values_are_refused_and_nothing_changes(small_db: ydbview.Databa
 def test_too_big_error_is_a_value_error() -> None:
     assert issubclass(ydbview.TooBigError, ydbview.YDBError)
     assert ydbview.errors.error_for(11, "m").__class__ is ydbview.TooBigError
+
+
+# -- one Database per database file ---------------------------------------
+
+_HOLDER = """
+import sys, ydbview
+try:
+    db = ydbview.Database(sys.argv[1])
+except ydbview.BusyError:
+    print("busy", flush=True)
+    sys.exit(0)
+print("open", flush=True)
+sys.stdin.read()
+db.close()
+"""
+
+
+def _spawn_holder(path: Path) -> "tuple[subprocess.Popen[str], str]":
+    process = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def test_second_open_of_the_same_file_is_busy(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    db = ydbview.Database(path)
+    conn = db.new_connection()
+    with conn.read_write() as t:
+        t.set("c", "k", b"v")
+    symlink = tmp_path / "symlink.sqlite"
+    symlink.symlink_to(path)
+    hard_link = tmp_path / "hardlink.sqlite"
+    os.link(path, hard_link)
+    for name in (path, symlink, hard_link):
+        with pytest.raises(ydbview.BusyError, match=re.escape(str(name))):
+            ydbview.Database(name)
+        process, said = _spawn_holder(name)
+        process.communicate(timeout=30)
+        assert said == "busy"
+    assert not (tmp_path / "db.sqlite-ydbview.lock").exists()
+    # The refused opens broke nothing.
+    with conn.read_write() as t:
+        t.set("c", "k", b"still")
+    with conn.read() as t:
+        assert t.get("c", "k") == b"still"
+    conn.close()
+    db.close()
+    ydbview.Database(symlink).close()
+
+
+@pytest.mark.parametrize("kill", [False, True])
+def test_another_process_holds_the_file_until_it_ends(tmp_path: Path, kill: bool) -> None:
+    path = tmp_path / "db.sqlite"
+    process, said = _spawn_holder(path)
+    try:
+        assert said == "open"
+        with pytest.raises(ydbview.BusyError, match=re.escape(str(path))):
+            ydbview.Database(path)
+    finally:
+        if kill:
+            process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=30)
+    ydbview.Database(path).close()
+
+
+def test_unopenable_path_names_the_os_reason(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such.sqlite"
+    with pytest.raises(ydbview.YDBError) as caught:
+        ydbview.Database(missing)
+    assert caught.value.code == ydbview.Status.ERROR
+    assert str(missing) in caught.value.message
+    assert os.strerror(errno.ENOENT) in caught.value.message
