@@ -397,6 +397,13 @@ int ydb_txn_begin_read(ydb_connection *conn, ydb_txn **out_txn);
 ** while another connection writes. *out_txn is owned by the caller: finish
 ** it with ydb_txn_commit() or ydb_txn_rollback(). On failure it is NULL.
 ** A connection in a long-lived read transaction gives YDB_MISUSE.
+**
+** One writer per thread: the thread that began the open read-write
+** transaction (on any connection of the database) gets YDB_MISUSE, not a
+** wait, when it begins another -- directly, or from inside any callback
+** (enumeration, view, observer) -- until that transaction is committed or
+** rolled back, on whatever thread. It would wait for itself forever.
+** Other threads wait as usual.
 */
 int ydb_txn_begin_read_write(ydb_connection *conn, ydb_txn **out_txn);
 

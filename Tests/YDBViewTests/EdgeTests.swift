@@ -130,4 +130,88 @@ final class EdgeTests: XCTestCase {
         assertCode(.error, try Database(path: missing), contains: "\(missing): \(String(cString: strerror(ENOENT)))")
         assertCode(.error, try Database(path: directory), contains: directory)
     }
+
+    // MARK: A second writer on the thread that already writes
+
+    /// Runs `body` on a thread of its own and fails (instead of hanging)
+    /// when it does not finish in time.
+    func withWatchdog(seconds: Double = 30, file: StaticString = #filePath, line: UInt = #line,
+                      _ body: @escaping () throws -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedBox<Error?>(nil)
+        Thread.detachNewThread {
+            do { try body() } catch { failure.set(error) }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            XCTFail("hung for \(seconds) s", file: file, line: line)
+        } else if let error = failure.get() {
+            XCTFail("\(error)", file: file, line: line)
+        }
+    }
+
+    func testSecondWriterOnTheSameThreadIsMisuse() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        withWatchdog {
+            let connection = try database.newConnection(), other = try database.newConnection()
+            try connection.readWrite { try $0.setObject(self.bytes("v"), forKey: "k", inCollection: "c", metadata: nil) }
+            try connection.readWrite { t in
+                self.assertCode(.misuse, try other.beginReadWriteTransaction(), contains: "wait for itself")
+                try t.enumerateRows(inCollection: "c") { _, _, _, _ in
+                    self.assertCode(.misuse, try other.beginReadWriteTransaction(), contains: "wait for itself")
+                }
+                // Registering a view writes on the database's own connection.
+                self.assertCode(.misuse, try database.registerView(rankView(), name: "v"))
+                try t.setObject(self.bytes("v2"), forKey: "k2", inCollection: "c", metadata: nil)
+            }
+            // Ended: this thread writes again.
+            XCTAssertEqual(try other.readWrite { try $0.object(forKey: "k2", inCollection: "c") }, self.bytes("v2"))
+            // A read holds no write.
+            try connection.read { t in
+                try t.enumerateRows(inCollection: "c") { _, _, _, _ in try other.readWrite { _ in } }
+            }
+        }
+    }
+
+    /// Another thread still waits for the writer; a transaction ended on
+    /// another thread than the one that began it frees the beginning thread.
+    func testOtherThreadsStillWait() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        let connection = try database.newConnection(), other = try database.newConnection()
+        let began = DispatchSemaphore(value: 0), mayCommit = DispatchSemaphore(value: 0)
+        let order = LockedBox<[String]>([])
+        withWatchdog {
+            let transaction = try connection.beginReadWriteTransaction()
+            Thread.detachNewThread {
+                began.signal()
+                let second = try? other.beginReadWriteTransaction()   // waits for the first
+                order.set(order.get() + ["second began"])
+                second?.rollback()
+                mayCommit.signal()
+            }
+            began.wait()
+            usleep(100_000)
+            order.set(order.get() + ["first commits"])
+            let committed = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                try? transaction.commit()   // ended on another thread
+                committed.signal()
+            }
+            committed.wait()
+            mayCommit.wait()
+            try connection.readWrite { _ in }   // this thread may write again
+        }
+        XCTAssertEqual(order.get(), ["first commits", "second began"])
+    }
+}
+
+/// A value shared between threads.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }

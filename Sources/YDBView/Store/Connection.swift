@@ -88,13 +88,18 @@ public final class Connection {
 
     /// Begins a read-write transaction, waiting for any other writer to finish.
     /// End it with `commit()` or `rollback()`.
+    ///
+    /// The thread that began the open read-write transaction (on any
+    /// connection of this database) cannot begin another until that one
+    /// ends, whichever thread ends it: it would wait for itself forever, so
+    /// this throws `.misuse` instead. Other threads wait as usual.
     public func beginReadWriteTransaction() throws -> ReadWriteTransaction {
         try lock.withLock {
             try checkUsable()
             if longLivedState != nil {
                 throw YDBError(.misuse, "cannot write on a connection in a long-lived read transaction")
             }
-            database.writeGate.wait()
+            try database.writeGate.enter(for: self)
             do {
                 let (state, _) = try database.beginSnapshot(on: handle, for: self, immediate: true)
                 lastSnapshot = state.snapshot
@@ -102,7 +107,7 @@ public final class Connection {
                 activeTransaction = transaction
                 return transaction
             } catch {
-                database.writeGate.signal()
+                database.writeGate.leave()
                 throw error
             }
         }
@@ -144,7 +149,7 @@ public final class Connection {
             guard activeTransaction === transaction else { return }
             activeTransaction = nil
             lastSnapshot = snapshot
-            database.writeGate.signal()
+            database.writeGate.leave()
         }
     }
 

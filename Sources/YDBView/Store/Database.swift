@@ -29,9 +29,8 @@ public final class Database {
     /// One Database per database file; the second open fails with `.busy`.
     let fileLock: DatabaseFileLock
 
-    /// One writer at a time. A semaphore, not a lock: the C API may begin a
-    /// transaction on one thread and commit it on another.
-    let writeGate = DispatchSemaphore(value: 1)
+    /// One writer at a time; the thread holding it cannot wait for it again.
+    let writeGate = WriteGate()
     /// Guards everything below, and makes "begin a read" atomic with "commit".
     private let stateLock = NSLock()
     private var published: PublishedState

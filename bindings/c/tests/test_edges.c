@@ -232,6 +232,113 @@ static void test_one_database_per_file(void) {
     }
 }
 
+/* ---- 3. a second writer on the thread that already writes ---- */
+
+typedef struct {
+    ydb_connection *other;
+    int calls;
+    int status;  /* of ydb_txn_begin_read_write on `other` */
+    char message[256];
+} second_writer;
+
+/* Begins (and ends) a read-write transaction on another connection. */
+static void try_second_writer(second_writer *attempt) {
+    ydb_txn *txn = NULL;
+    attempt->calls++;
+    attempt->status = ydb_txn_begin_read_write(attempt->other, &txn);
+    strncpy(attempt->message, ydb_errmsg(), sizeof attempt->message - 1);
+    if (txn != NULL) ydb_txn_rollback(txn);
+}
+
+static int second_writer_in_row(void *ctx, const char *key, const void *object,
+                                size_t object_size, const void *metadata,
+                                size_t metadata_size) {
+    (void)key; (void)object; (void)object_size; (void)metadata; (void)metadata_size;
+    try_second_writer((second_writer *)ctx);
+    return 1;
+}
+
+static int second_writer_in_view(void *ctx, const char *collection,
+                                 const char *key, size_t index) {
+    (void)collection; (void)key; (void)index;
+    try_second_writer((second_writer *)ctx);
+    return 1;
+}
+
+static int group_all(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx; (void)row;
+    return ydb_group_result_set(result, "all");
+}
+
+static int order_by_key(void *ctx, const char *group, const ydb_view_row *a,
+                        const ydb_view_row *b, int *out_order) {
+    (void)ctx; (void)group;
+    *out_order = strcmp(a->key, b->key);
+    return 0;
+}
+
+static void test_second_writer_on_the_same_thread(void) {
+    ydb_database *db = NULL;
+    ydb_connection *conn = NULL, *other = NULL;
+    ydb_txn *txn = NULL, *second = NULL;
+    ydb_view_definition def;
+    second_writer attempt;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    REQUIRE_OK(ydb_connection_open(db, &other));
+    REQUIRE_OK(ydb_view_definition_init(&def));
+    def.grouping = group_all;
+    def.grouping_flavour = YDB_FLAVOUR_KEY;
+    def.sorting = order_by_key;
+    def.sorting_flavour = YDB_FLAVOUR_KEY;
+    REQUIRE_OK(ydb_view_register(db, "keys", &def, NULL, NULL));
+    REQUIRE_OK(put(conn, "c", "k", "v", NULL));
+
+    /* Directly: refused, not a wait for ourselves. */
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    CHECK_RC(ydb_txn_begin_read_write(other, &second), YDB_MISUSE);
+    CHECK(second == NULL);
+    CHECK(strstr(ydb_errmsg(), "wait for itself") != NULL);
+
+    /* From inside enumeration callbacks of the write. */
+    memset(&attempt, 0, sizeof attempt);
+    attempt.other = other;
+    CHECK_OK(ydb_txn_enumerate_rows(txn, "c", second_writer_in_row, &attempt));
+    CHECK(attempt.calls == 1 && attempt.status == YDB_MISUSE);
+    CHECK(strstr(attempt.message, "wait for itself") != NULL);
+    memset(&attempt, 0, sizeof attempt);
+    attempt.other = other;
+    CHECK_OK(ydb_view_enumerate_keys(txn, "keys", "all", 0, YDB_INDEX_END, 0,
+                                     second_writer_in_view, &attempt));
+    CHECK(attempt.calls == 1 && attempt.status == YDB_MISUSE);
+    /* The refusals left the write usable. */
+    CHECK_OK(ydb_txn_set_object(txn, "c", "k2", "v2", 2, NULL, 0));
+    CHECK_OK(ydb_txn_commit(txn));
+
+    /* Ended (commit or rollback): the thread may write again. */
+    REQUIRE_OK(ydb_txn_begin_read_write(other, &second));
+    CHECK(object_is(second, "c", "k2", "v2"));
+    ydb_txn_rollback(second);
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    ydb_txn_rollback(txn);
+    second = NULL;
+    CHECK_OK(ydb_txn_begin_read_write(other, &second));
+    if (second != NULL) ydb_txn_rollback(second);
+
+    /* Inside a read's callbacks the thread holds no write: allowed. */
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    memset(&attempt, 0, sizeof attempt);
+    attempt.other = other;
+    CHECK_OK(ydb_txn_enumerate_rows(txn, "c", second_writer_in_row, &attempt));
+    CHECK(attempt.calls == 1 && attempt.status == YDB_OK);
+    ydb_txn_end(txn);
+
+    CHECK_OK(ydb_connection_close(other));
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(db));
+}
+
 int main(int argc, char **argv) {
     ssize_t length;
     if (argc == 3 && strcmp(argv[1], "--hold") == 0) return hold(argv[2]);
@@ -245,6 +352,7 @@ int main(int argc, char **argv) {
 
     test_too_big();
     test_one_database_per_file();
+    test_second_writer_on_the_same_thread();
 
     rmdir(directory);
     return check_summary();

@@ -4,6 +4,7 @@ a second writer on the thread that already writes."""
 from __future__ import annotations
 
 import errno
+import faulthandler
 import os
 import re
 import signal
@@ -137,3 +138,49 @@ def test_unopenable_path_names_the_os_reason(tmp_path: Path) -> None:
     assert caught.value.code == ydbview.Status.ERROR
     assert str(missing) in caught.value.message
     assert os.strerror(errno.ENOENT) in caught.value.message
+
+
+# -- a second writer on the thread that already writes --------------------
+
+
+@pytest.fixture
+def watchdog() -> Iterator[None]:
+    # A regression would block in C where no Python signal handler runs:
+    # faulthandler's own thread ends the run (with tracebacks) instead.
+    faulthandler.dump_traceback_later(60, exit=True, file=sys.__stderr__)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+def _second_writer(conn: ydbview.Connection) -> "ydbview.YDBError | None":
+    try:
+        conn.read_write().rollback()
+    except ydbview.YDBError as error:
+        return error
+    return None
+
+
+def test_second_writer_on_the_same_thread_is_misuse(db: ydbview.Database, watchdog: None) -> None:
+    db.register_view("keys", lambda row: "all", lambda group, a, b: (a.key > b.key) - (a.key < b.key))
+    conn, other = db.new_connection(), db.new_connection()
+    with conn.read_write() as t:
+        t.set("c", "k", b"v")
+    with conn.read_write() as t:
+        with pytest.raises(ydbview.MisuseError, match="wait for itself"):
+            other.read_write()
+        seen: list = []
+        t.enumerate_rows("c", lambda key, obj, meta: seen.append(_second_writer(other)))
+        view = t.view("keys")
+        assert view is not None
+        view.enumerate_keys("all", lambda collection, key, index: seen.append(_second_writer(other)))
+        assert [type(error) for error in seen] == [ydbview.MisuseError, ydbview.MisuseError]
+        t.set("c", "k2", b"v2")  # the refusals left the write usable
+    # Ended: the thread writes again; a read holds no write.
+    with other.read_write() as t:
+        assert t.get("c", "k2") == b"v2"
+    with conn.read() as t:
+        results: list = []
+        t.enumerate_rows("c", lambda key, obj, meta: results.append(_second_writer(other)))
+        assert results == [None, None]
+    conn.close()
+    other.close()
