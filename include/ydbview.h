@@ -163,6 +163,8 @@ int ydb_libversion_number(void);
 ** as a whole -- possible only through replace_object/replace_metadata next
 ** to a large kept value -- also gives YDB_TOOBIG with nothing written, but
 ** that failure comes from SQLite and poisons the transaction.)
+** A key or collection longer than the limit names no row: lookups find
+** nothing and removes and touches are no-ops, as for any missing row.
 **
 ** The environment variable YDBVIEW_MAX_VALUE_BYTES, read when a database is
 ** opened, lowers that limit for every SQLite handle of the database (it can

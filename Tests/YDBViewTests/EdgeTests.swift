@@ -42,6 +42,13 @@ final class EdgeTests: XCTestCase {
                                                 inCollection: "c", metadata: nil), contains: "key")
             let half = [UInt8](repeating: 1, count: limit / 2 + 1)
             assertCode(.tooBig, try t.setObject(half, forKey: "k", inCollection: "c", metadata: half), contains: "row")
+            // A name no row can have is simply not found.
+            let longName = String(repeating: "n", count: limit + 1)
+            XCTAssertNil(try t.object(forKey: longName, inCollection: "c"))
+            XCTAssertFalse(try t.exists(key: "k", inCollection: longName))
+            XCTAssertEqual(try t.count(inCollection: longName), 0)
+            try t.removeObject(forKey: longName, inCollection: "c")
+            try t.touchObject(forKey: "k", inCollection: longName)
             // Refused before anything was written: the transaction goes on.
             XCTAssertEqual(try t.object(forKey: "k", inCollection: "c"), bytes("small"))
             try t.setObject(bytes("fits"), forKey: "other", inCollection: "c", metadata: nil)

@@ -72,6 +72,17 @@ static void test_too_big(void) {
     /* Parts that fit but a row that does not. */
     CHECK_RC(ydb_txn_set_object(txn, "c", "k", big, limit / 2 + 1, big, limit / 2 + 1),
              YDB_TOOBIG);
+    /* A name no row can have is simply not found. */
+    {
+        char *long_name = malloc(limit + 2);
+        int exists = 1;
+        memset(long_name, 'n', limit + 1);
+        long_name[limit + 1] = '\0';
+        CHECK_OK(ydb_txn_exists(txn, "c", long_name, &exists));
+        CHECK(exists == 0);
+        CHECK_OK(ydb_txn_remove_object(txn, long_name, "k"));
+        free(long_name);
+    }
     /* Nothing was written and the transaction goes on. */
     CHECK(object_is(txn, "c", "k", "small"));
     CHECK_OK(ydb_txn_set_object(txn, "c", "other", "fits", 4, NULL, 0));

@@ -51,6 +51,11 @@ def test_too_big_values_are_refused_and_nothing_changes(small_db: ydbview.Databa
             t.replace_metadata("c", "k", big)
         with pytest.raises(ydbview.TooBigError):
             t.set("c", "k" * (LIMIT + 1), b"o")
+        # A name no row can have is simply not found.
+        long_name = "n" * (LIMIT + 1)
+        assert t.get("c", long_name) is None
+        assert not t.exists(long_name, "k")
+        t.remove("c", long_name)
         # The transaction goes on: nothing was written.
         assert t.get("c", "k") == b"small"
         t.set("c", "other", b"fits")
