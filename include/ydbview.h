@@ -141,16 +141,40 @@ int ydb_libversion_number(void);
                                    NULL blob with nonzero size, ... */
 #define YDB_NOTFOUND         4  /* Lookup found nothing (row, metadata, ...) */
 #define YDB_CLOSED           5  /* The database or connection is closed */
-#define YDB_BUSY             6  /* The database file is locked */
+#define YDB_BUSY             6  /* The database file is locked (also: it
+                                   is already open, see ydb_database_open) */
 #define YDB_SQLITE           7  /* SQLite reported an error */
 #define YDB_CALLBACK_FAILED  8  /* A user callback reported failure */
 #define YDB_MISMATCH         9  /* Mappings and notifications at different
                                    snapshots (used by changesets) */
 #define YDB_CORRUPT         10  /* The database file is damaged */
+#define YDB_TOOBIG          11  /* A value (object, metadata, key,
+                                   collection) or row is longer than SQLite
+                                   stores; nothing was written */
 #define YDB_RELOAD          12  /* The connection fell more than the
                                    database's max_commits_behind commits
                                    behind: its notifications were dropped;
                                    reload what depends on it */
+
+/*
+** Values SQLite cannot store. SQLite stores strings and blobs of up to
+** SQLITE_LIMIT_LENGTH bytes (1,000,000,000 by default), and a row (key,
+** collection, object and metadata together) of up to about the same size.
+** A write of anything longer fails with YDB_TOOBIG and a message naming
+** the size and the limit, before anything is written: the row and its
+** metadata are untouched and, like a write refused for a bad argument, the
+** transaction goes on. (A row whose parts each fit but that SQLite refuses
+** as a whole -- possible only through replace_object/replace_metadata next
+** to a large kept value -- also gives YDB_TOOBIG with nothing written, but
+** that failure comes from SQLite and poisons the transaction.)
+** A key or collection longer than the limit names no row: lookups find
+** nothing and removes and touches are no-ops, as for any missing row.
+**
+** The environment variable YDBVIEW_MAX_VALUE_BYTES, read when a database is
+** opened, lowers that limit for every SQLite handle of the database (it can
+** only lower it). It is a testing and hardening knob: tests set it small to
+** reach the limit without allocating a gigabyte.
+*/
 
 /*
 ** ydb_errcode() returns the status of the calling thread's last failed call
@@ -208,6 +232,21 @@ typedef struct ydb_notification_list ydb_notification_list;
 ** `path` and stores a new handle in *out_db. With path == NULL the database
 ** is a private temporary file, deleted when the database is closed. An
 ** empty path gives YDB_INVALID_ARGUMENT.
+**
+** One process, one database handle per database file. Views live in the
+** handle's memory, so the handle holds an exclusive lock on the file itself
+** (flock, keyed on the file, not the path) from open until it is closed and
+** every connection of it is closed too. A second open of the same file --
+** the same path, a symlink, a hard link, in this process or another --
+** fails with YDB_BUSY and a message naming the path. A process that dies
+** holds nothing: the system drops its lock. (Several processes sharing one
+** database is not supported yet.)
+**
+** A path that cannot be opened (a missing directory, no permission, a
+** directory) fails with YDB_ERROR and a message naming the path and the
+** system's reason, e.g. "cannot open database /x/y.db: No such file or
+** directory"; a file SQLite cannot use fails with YDB_SQLITE or
+** YDB_CORRUPT.
 **
 ** *out_db is owned by the caller: close it with ydb_database_close().
 ** On failure *out_db is set to NULL.
@@ -394,6 +433,13 @@ int ydb_txn_begin_read(ydb_connection *conn, ydb_txn **out_txn);
 ** while another connection writes. *out_txn is owned by the caller: finish
 ** it with ydb_txn_commit() or ydb_txn_rollback(). On failure it is NULL.
 ** A connection in a long-lived read transaction gives YDB_MISUSE.
+**
+** One writer per thread: the thread that began the open read-write
+** transaction (on any connection of the database) gets YDB_MISUSE, not a
+** wait, when it begins another -- directly, or from inside any callback
+** (enumeration, view, observer) -- until that transaction is committed or
+** rolled back, on whatever thread. It would wait for itself forever.
+** Other threads wait as usual.
 */
 int ydb_txn_begin_read_write(ydb_connection *conn, ydb_txn **out_txn);
 

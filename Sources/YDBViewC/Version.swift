@@ -27,6 +27,7 @@ private let statusDescriptions: [Int32: UnsafePointer<CChar>] = [
     8: immortalCString("a callback reported failure"),
     9: immortalCString("mappings and notifications do not match"),
     10: immortalCString("database is corrupt"),
+    11: immortalCString("string or blob too big"),
     12: immortalCString("the connection fell too far behind: reload"),
 ]
 

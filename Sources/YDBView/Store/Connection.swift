@@ -29,7 +29,8 @@ public final class Connection {
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
         self.tracksNotifications = tracksNotifications
-        handle = try SQLiteHandle(path: database.path)
+        handle = try SQLiteHandle(path: database.path, maxValueBytes: database.maxValueBytes)
+        database.fileLock.handleOpened()
         handle.onWALCommit(database.checkpointer)
         lastSnapshot = database.snapshot
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
@@ -54,6 +55,7 @@ public final class Connection {
             if longLivedState != nil { endLongLivedReadTransaction() }
             closed = true
             handle.close()
+            database.fileLock.handleClosed()
             if tracksNotifications { database.connectionClosed(self) }
         }
     }
@@ -96,13 +98,18 @@ public final class Connection {
 
     /// Begins a read-write transaction, waiting for any other writer to finish.
     /// End it with `commit()` or `rollback()`.
+    ///
+    /// The thread that began the open read-write transaction (on any
+    /// connection of this database) cannot begin another until that one
+    /// ends, whichever thread ends it: it would wait for itself forever, so
+    /// this throws `.misuse` instead. Other threads wait as usual.
     public func beginReadWriteTransaction() throws -> ReadWriteTransaction {
         try lock.withLock {
             try checkUsable()
             if longLivedState != nil {
                 throw YDBError(.misuse, "cannot write on a connection in a long-lived read transaction")
             }
-            database.writeGate.wait()
+            try database.writeGate.enter(for: self)
             do {
                 let (state, _) = try database.beginSnapshot(on: handle, for: self, immediate: true)
                 lastSnapshot = state.snapshot
@@ -110,7 +117,7 @@ public final class Connection {
                 activeTransaction = transaction
                 return transaction
             } catch {
-                database.writeGate.signal()
+                database.writeGate.leave()
                 throw error
             }
         }
@@ -152,7 +159,7 @@ public final class Connection {
             guard activeTransaction === transaction else { return }
             activeTransaction = nil
             lastSnapshot = snapshot
-            database.writeGate.signal()
+            database.writeGate.leave()
         }
     }
 

@@ -27,14 +27,15 @@ public final class Database {
     /// directory that is deleted on `close()`.
     public let path: String
     private let temporaryDirectory: String?
-    /// An exclusive lock on `<path>-ydbview.lock`: views live in this
-    /// object's memory, so a second Database on the same file (in this
-    /// process or another) would diverge from it. The second open fails.
-    private var lockDescriptor: Int32 = -1
+    /// From `YDBVIEW_MAX_VALUE_BYTES`, read once at open: lowers SQLite's
+    /// length limit on every handle of this database (a testing and
+    /// hardening knob; SQLite's own limit is about 1 GB).
+    let maxValueBytes: Int32?
+    /// One Database per database file; the second open fails with `.busy`.
+    let fileLock: DatabaseFileLock
 
-    /// One writer at a time. A semaphore, not a lock: the C API may begin a
-    /// transaction on one thread and commit it on another.
-    let writeGate = Semaphore(value: 1)
+    /// One writer at a time; the thread holding it cannot wait for it again.
+    let writeGate = WriteGate()
     /// Guards everything below, and makes "begin a read" atomic with "commit".
     private let stateLock = Mutex()
     private var published: PublishedState
@@ -85,26 +86,21 @@ public final class Database {
         checkpointer = Checkpointer(path: self.path) { body in
             // A short wait: a transaction left open must not stall the
             // checkpointer (or `close()`, which waits for it).
-            guard gate.wait(milliseconds: 50) else { return }
+            guard gate.enter(waitingAtMost: 50) else { return }
             body()
-            gate.signal()
+            gate.leave()
         }
-        lockDescriptor = open(self.path + "-ydbview.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard lockDescriptor >= 0 else {
-            throw YDBError(.error, "cannot create the lock file \(self.path)-ydbview.lock")
-        }
-        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            Glibc.close(lockDescriptor)
-            throw YDBError(.busy, "database \(self.path) is already open (by another Database object or process)")
-        }
+        maxValueBytes = getenv("YDBVIEW_MAX_VALUE_BYTES")
+            .flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
+        fileLock = try DatabaseFileLock(path: self.path)
         do {
-            let handle = try SQLiteHandle(path: self.path)
+            let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
             published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
             storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
-            Glibc.close(lockDescriptor)   // init failed: deinit will not run
+            fileLock.databaseDidClose()   // init failed: deinit will not run
             throw error
         }
     }
@@ -140,12 +136,10 @@ public final class Database {
         open.removeAll()
         checkpointer.stop()
         connection?.close()
-        if lockDescriptor >= 0 {
-            Glibc.close(lockDescriptor)   // releases the flock
-            lockDescriptor = -1
-        }
+        // Released once the connections still open have closed their handles.
+        fileLock.databaseDidClose()
         if let temporaryDirectory {
-            for suffix in ["", "-wal", "-shm", "-journal", "-ydbview.lock"] {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
                 unlink(path + suffix)
             }
             rmdir(temporaryDirectory)

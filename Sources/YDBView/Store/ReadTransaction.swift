@@ -56,6 +56,7 @@ public class ReadTransaction {
         try access {
             try validateName(key, "key")
             try validateName(collection, "collection")
+            guard storable(key, collection) else { return nil }
             let select = try handle.statement(
                 "SELECT object, metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
             defer { select.reset() }
@@ -73,6 +74,7 @@ public class ReadTransaction {
     public func count(inCollection collection: String) throws -> Int {
         try access {
             try validateName(collection, "collection")
+            guard storable(collection) else { return 0 }
             let select = try handle.statement("SELECT count(*) FROM ydb_rows WHERE collection = ?1")
             defer { select.reset() }
             select.bind(1, collection)
@@ -127,6 +129,7 @@ public class ReadTransaction {
                            _ body: (Statement, inout Bool) throws -> Void) throws {
         try access {
             try validateName(collection, "collection")
+            guard storable(collection) else { return }
             // Not the statement cache: `body` may query this transaction again.
             let owned = try handle.uncachedStatement(
                 "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY key")
@@ -146,6 +149,7 @@ public class ReadTransaction {
     func rowid(forKey key: String, inCollection collection: String) throws -> Int64? {
         try validateName(key, "key")
         try validateName(collection, "collection")
+        guard storable(key, collection) else { return nil }
         let select = try handle.statement("SELECT rowid FROM ydb_rows WHERE collection = ?1 AND key = ?2")
         defer { select.reset() }
         select.bind(1, collection)
@@ -153,7 +157,14 @@ public class ReadTransaction {
         return try select.step() ? select.int64(0) : nil
     }
 
-    /// Loads what a callback of `flavour` reads for `rowid`.
+    /// False for a name longer than SQLite stores: no row can have it, so a
+    /// lookup finds nothing (and a remove or touch is a no-op) rather than
+    /// failing with `.tooBig`.
+    func storable(_ names: String...) -> Bool {
+        names.allSatisfy { $0.utf8.count <= handle.maxValueBytes }
+    }
+
+        /// Loads what a callback of `flavour` reads for `rowid`.
     func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
         let columns: String
         switch flavour {

@@ -4,6 +4,8 @@
 /// the same SQLite transaction. If any operation fails (SQLite, or a view's
 /// callback), the transaction is poisoned: later operations throw and
 /// `commit()` rolls everything back and throws the first error.
+/// A value longer than SQLite stores is refused (`.tooBig`) before anything
+/// is written, and like a bad argument leaves the transaction usable.
 public final class ReadWriteTransaction: ReadTransaction {
     /// Writers of the views this transaction touched, made on first use: a
     /// transaction that touches one view (a registration) costs the same
@@ -87,11 +89,14 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Every write goes through here: checks the transaction is usable, and
     /// poisons it when the write fails half-way.
-    private func write<T>(_ body: () throws -> T) throws -> T {
+    /// `refuse` checks the arguments before anything is written: what it
+    /// throws leaves the transaction usable.
+    private func write<T>(refusing refuse: () throws -> Void = {}, _ body: () throws -> T) throws -> T {
         try access {
             if let failure {
                 throw YDBError(.misuse, "transaction already failed (\(failure.message)); roll it back")
             }
+            try refuse()
             do {
                 return try body()
             } catch let error as YDBError {
@@ -105,6 +110,24 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
+    /// Refuses, before anything is written, values SQLite would not store:
+    /// otherwise a too-long blob binds as NULL (a row without its metadata)
+    /// and SQLite's own error names neither the size nor the limit.
+    /// (A replaced value shares its row with the kept one; SQLite still
+    /// refuses that row as a whole, without naming sizes.)
+    private func checkStorable(object: [UInt8]?, metadata: [UInt8]?, key: String, collection: String) throws {
+        let limit = handle.maxValueBytes
+        let sizes = [("object", object?.count ?? 0), ("metadata", metadata?.count ?? 0),
+                     ("key", key.utf8.count), ("collection name", collection.utf8.count)]
+        for (what, size) in sizes where size > limit {
+            throw YDBError(.tooBig, "\(what) of \(size) bytes is larger than the limit of \(limit) bytes")
+        }
+        let total = sizes.reduce(0) { $0 + $1.1 }
+        if total > limit {
+            throw YDBError(.tooBig, "row of \(total) bytes (key, collection, object and metadata) is larger than the limit of \(limit) bytes")
+        }
+    }
+
     private func record(_ kind: RowChangeKind, _ rowKey: RowKey) {
         changed = true
         changedRows[rowKey, default: []].formUnion(kind)
@@ -115,7 +138,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Sets the object and metadata of a row, inserting it when absent.
     public func setObject(_ object: [UInt8], forKey key: String, inCollection collection: String,
                           metadata: [UInt8]?) throws {
-        try write {
+        try write(refusing: { try checkStorable(object: object, metadata: metadata, key: key, collection: collection) }) {
             let rowKey = RowKey(collection: collection, key: key)
             if let rowid = try rowid(forKey: key, inCollection: collection) {
                 let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
@@ -144,7 +167,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Replaces the object of an existing row, keeping its metadata. No-op when absent.
     public func replaceObject(_ object: [UInt8], forKey key: String, inCollection collection: String) throws {
-        try write {
+        try write(refusing: { try checkStorable(object: object, metadata: nil, key: key, collection: collection) }) {
             guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
             let update = try handle.statement("UPDATE ydb_rows SET object = ?1 WHERE rowid = ?2")
             update.bind(1, object)
@@ -156,7 +179,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Replaces the metadata of an existing row (nil removes it). No-op when absent.
     public func replaceMetadata(_ metadata: [UInt8]?, forKey key: String, inCollection collection: String) throws {
-        try write {
+        try write(refusing: { try checkStorable(object: nil, metadata: metadata, key: key, collection: collection) }) {
             guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
             let update = try handle.statement("UPDATE ydb_rows SET metadata = ?1 WHERE rowid = ?2")
             update.bind(1, metadata)

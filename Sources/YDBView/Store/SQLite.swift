@@ -5,8 +5,14 @@ import CSQLite
 final class SQLiteHandle {
     private(set) var raw: OpaquePointer?
     private var cache: [String: OpaquePointer] = [:]
+    /// The longest string or blob this handle stores (SQLITE_LIMIT_LENGTH).
+    private(set) var maxValueBytes = 0
+    /// Binds that failed, by statement: `step()` throws them instead of
+    /// running the statement with a NULL where the value should be.
+    fileprivate var bindFailures: [OpaquePointer: YDBError] = [:]
 
-    init(path: String) throws {
+    /// `maxValueBytes` lowers SQLite's length limit (it can only be lowered).
+    init(path: String, maxValueBytes lowered: Int32? = nil) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -18,6 +24,8 @@ final class SQLiteHandle {
         raw = handle
         sqlite3_busy_timeout(handle, 10_000)
         sqlite3_extended_result_codes(handle, 1)
+        if let lowered { sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, lowered) }
+        maxValueBytes = Int(sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, -1))
         // Per-handle settings (SQLite does not store them in the file). In WAL
         // mode NORMAL is durable against application crashes and fsyncs only
         // at checkpoints, not on every commit. The engine checkpoints itself
@@ -45,8 +53,10 @@ final class SQLiteHandle {
         let primary = rc & 0xff
         let code: YDBErrorCode = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? .busy
             : primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? .corrupt
-            : primary == SQLITE_TOOBIG ? .invalidArgument : .sqlite
-        return YDBError(code, "\(context): \(errorMessage) (sqlite code \(rc))")
+            : primary == SQLITE_TOOBIG ? .tooBig : .sqlite
+        // SQLite's message for a too-long value or row names no sizes.
+        let limit = code == .tooBig ? " (the limit is \(maxValueBytes) bytes; the row may be larger)" : ""
+        return YDBError(code, "\(context): \(errorMessage)\(limit) (sqlite code \(rc))")
     }
 
     /// Runs SQL that returns no rows (may hold several statements).
@@ -62,6 +72,7 @@ final class SQLiteHandle {
         if let cached = cache[sql] {
             sqlite3_reset(cached)
             sqlite3_clear_bindings(cached)
+            bindFailures.removeValue(forKey: cached)
             return Statement(handle: self, raw: cached)
         }
         var prepared: OpaquePointer?
@@ -91,6 +102,7 @@ final class SQLiteHandle {
     func clearStatementCache() {
         for statement in cache.values { sqlite3_finalize(statement) }
         cache.removeAll()
+        bindFailures.removeAll()
     }
 
     /// Copies committed log frames back into the database file without
@@ -121,7 +133,10 @@ final class SQLiteHandle {
 final class OwnedStatement {
     let statement: Statement
     init(statement: Statement) { self.statement = statement }
-    deinit { sqlite3_finalize(statement.raw) }
+    deinit {
+        statement.handle.bindFailures.removeValue(forKey: statement.raw)
+        sqlite3_finalize(statement.raw)
+    }
 }
 
 /// SQLite wants to copy bound text and blobs: SQLITE_TRANSIENT.
@@ -131,23 +146,52 @@ struct Statement {
     let handle: SQLiteHandle
     let raw: OpaquePointer
 
+    // Binding does not throw, so every call site stays one line: a failed
+    // bind is remembered and the next `step()` throws it without running
+    // the statement (which would otherwise store NULL in its place).
     func bind(_ index: Int32, _ value: String) {
-        sqlite3_bind_text(raw, index, value, -1, transient)
+        let count = value.utf8.count
+        guard fits(count, index) else { return }
+        checked(sqlite3_bind_text64(raw, index, value, sqlite3_uint64(count), transient,
+                                    UInt8(SQLITE_UTF8)), index)
     }
-    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(raw, index, value) }
-    func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(raw, index, Int64(value)) }
+    func bind(_ index: Int32, _ value: Int64) { checked(sqlite3_bind_int64(raw, index, value), index) }
+    func bind(_ index: Int32, _ value: Int) { checked(sqlite3_bind_int64(raw, index, Int64(value)), index) }
     /// nil binds NULL; an empty array binds an empty (non-NULL) blob.
     func bind(_ index: Int32, _ value: [UInt8]?) {
-        guard let value else { sqlite3_bind_null(raw, index); return }
-        if value.isEmpty { sqlite3_bind_zeroblob(raw, index, 0); return }
+        guard let value else { checked(sqlite3_bind_null(raw, index), index); return }
+        if value.isEmpty { checked(sqlite3_bind_zeroblob(raw, index, 0), index); return }
+        guard fits(value.count, index) else { return }
         value.withUnsafeBytes { buffer in
-            _ = sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transient)
+            checked(sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transient),
+                    index)
         }
+    }
+
+    /// Refuses a value longer than the handle's limit with its size and the
+    /// limit (SQLite's own SQLITE_TOOBIG names neither).
+    private func fits(_ count: Int, _ index: Int32) -> Bool {
+        guard count > handle.maxValueBytes else { return true }
+        fail(YDBError(.tooBig, "a value of \(count) bytes (parameter \(index)) is larger than the limit of \(handle.maxValueBytes) bytes"))
+        return false
+    }
+
+    private func checked(_ rc: Int32, _ index: Int32) {
+        if rc != SQLITE_OK { fail(handle.error(rc, "binding parameter \(index)")) }
+    }
+
+    private func fail(_ error: YDBError) {
+        if handle.bindFailures[raw] == nil { handle.bindFailures[raw] = error }
     }
 
     /// Steps once: true when a row is available, false when done.
     @discardableResult
     func step() throws -> Bool {
+        if let failure = handle.bindFailures.removeValue(forKey: raw) {
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+            throw failure
+        }
         let rc = sqlite3_step(raw)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }

@@ -15,6 +15,9 @@ public enum YDBErrorCode: Int32, Sendable {
     /// Mappings and notifications are not at matching snapshots.
     case mismatch = 9
     case corrupt = 10
+    /// A value (object, metadata, key, collection) is longer than SQLite
+    /// stores (its length limit, SQLITE_LIMIT_LENGTH). Nothing was written.
+    case tooBig = 11
     /// A connection fell more than `Database.maxCommitsBehind` commits
     /// behind: its notifications were dropped; it must reload.
     case reloadRequired = 12

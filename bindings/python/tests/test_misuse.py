@@ -132,8 +132,8 @@ def test_invalid_utf8_is_refused_by_c(conn: ydbview.Connection) -> None:
         ydbview.Database("/tmp/\udcff.sqlite")
     with pytest.raises(InvalidArgumentError):
         ydbview.Database("")
-    # The engine reports its lock file (YDBError) before SQLite would
-    # (SQLiteError); either way a clean error naming the path.
+    # The engine opens the file itself (to lock it) before SQLite does: a
+    # clean error naming the path and the system's reason.
     with pytest.raises(ydbview.YDBError, match="/nonexistent/dir/x.sqlite"):
         ydbview.Database("/nonexistent/dir/x.sqlite")
 

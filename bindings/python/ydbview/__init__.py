@@ -31,6 +31,7 @@ from .errors import (
     ReloadRequired,
     SQLiteError,
     Status,
+    TooBigError,
     YDBError,
 )
 from .serializers import BytesSerializer, JSONSerializer, PickleSerializer, Serializer
@@ -117,6 +118,7 @@ __all__ = [
     "Row",
     "RowChange",
     "SQLiteError",
+    "TooBigError",
     "Serializer",
     "Status",
     "YDBError",

@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     CALLBACK_FAILED = 8
     MISMATCH = 9
     CORRUPT = 10
+    TOOBIG = 11
     RELOAD = 12
 
 
@@ -86,6 +87,14 @@ class CorruptError(YDBError):
     code = Status.CORRUPT
 
 
+class TooBigError(YDBError, ValueError):
+    """A value (object, metadata, key, collection) or row is longer than SQLite
+    stores; nothing was written, and the transaction goes on (only a row that SQLite itself
+    refuses as a whole poisons it)."""
+
+    code = Status.TOOBIG
+
+
 class ReloadRequired(YDBError):
     """The connection fell more than ``Database.max_commits_behind`` commits
     behind and the notifications in between were dropped. Raised by
@@ -104,7 +113,8 @@ class ObserverWarning(RuntimeWarning):
 _BY_CODE: Dict[int, Type[YDBError]] = {
     cls.code: cls
     for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
-                SQLiteError, CallbackFailedError, MismatchError, CorruptError, ReloadRequired)
+                SQLiteError, CallbackFailedError, MismatchError, CorruptError,
+                TooBigError, ReloadRequired)
 }
 
 
