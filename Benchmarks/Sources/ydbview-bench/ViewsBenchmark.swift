@@ -31,6 +31,11 @@ struct Settings {
     var changesetCommits = 100
     var runViews = true
     var runChangesets = true
+    var runDurability = true
+    /// Commits per write-ahead-log figure (each of three runs).
+    var walCommits = 10_000
+    /// Views registered one after another for the registration figure.
+    var registeredViews = 2000
 }
 
 /// ⌈log2(m + 1)⌉: comparisons a binary search among m rows needs.

@@ -7,7 +7,8 @@ import YDBView
 let usage = """
 usage: ydbview-bench [--sizes 10000,100000,1000000] [--quick] [--repeats N]
                      [--commits N] [--lookups N] [--changeset-commits N]
-                     [--groups N] [--only views|changesets]
+                     [--groups N] [--wal-commits N] [--views N]
+                     [--only views|changesets|durability]
   --quick   smoke run: sizes 1000,10000, 1 repeat, few samples
 """
 
@@ -34,15 +35,20 @@ while !arguments.isEmpty {
         settings.commits = 50
         settings.lookups = 500
         settings.changesetCommits = 20
+        settings.walCommits = 1500
+        settings.registeredViews = 300
     case "--repeats": settings.repeats = integer(flag)
     case "--commits": settings.commits = integer(flag)
     case "--lookups": settings.lookups = integer(flag)
     case "--changeset-commits": settings.changesetCommits = integer(flag)
     case "--groups": settings.groups = integer(flag)
+    case "--wal-commits": settings.walCommits = integer(flag)
+    case "--views": settings.registeredViews = integer(flag)
     case "--only":
         switch value(flag) {
-        case "views": settings.runChangesets = false
-        case "changesets": settings.runViews = false
+        case "views": settings.runChangesets = false; settings.runDurability = false
+        case "changesets": settings.runViews = false; settings.runDurability = false
+        case "durability": settings.runViews = false; settings.runChangesets = false
         default: print(usage); exit(2)
         }
     case "-h", "--help": print(usage); exit(0)
@@ -52,6 +58,8 @@ while !arguments.isEmpty {
 
 var viewsResults: [ViewsResult] = []
 var changesetsResults: [ChangesetsResult] = []
+var durabilityResults: [DurabilityResult] = []
+var registrationResult: RegistrationResult?
 let loadAtStart = loadAverage()
 let startedAt = Date()
 log("ydbview-bench: sizes \(settings.sizes.map(count)), load \(loadAtStart)")
@@ -75,6 +83,12 @@ do {
         if settings.runChangesets {
             changesetsResults.append(try ChangesetsBenchmark.run(fixture, settings))
         }
+        if settings.runDurability {
+            durabilityResults.append(try DurabilityBenchmark.run(fixture, settings))
+        }
+    }
+    if settings.runDurability {
+        registrationResult = try DurabilityBenchmark.registration(views: settings.registeredViews)
     }
 } catch {
     print("benchmark failed: \(error)")
@@ -176,5 +190,28 @@ if !changesetsResults.isEmpty {
     print(after.render(), terminator: "")
     print(endToEnd.render(), terminator: "")
     print(parts.render(), terminator: "")
+}
+if !durabilityResults.isEmpty {
+    var commits = Table("Durability: one-row update commit (median / p95) with one view, and the write-ahead log",
+                        ["rows", "commits per run", "plain indexed table", "engine alone", "alone ÷ plain",
+                         "engine, reader catching up", "with reader ÷ plain", "reader's catch-up",
+                         "WAL max: alone / catching up / never catching up", "never-catching-up reader told to reload"])
+    func both(_ samples: Samples) -> String { "\(us(samples.median)) / \(us(samples.p95))" }
+    func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
+    for r in durabilityResults {
+        commits.add([count(r.n), "\(r.commits)", both(r.plain), both(r.alone), ratio(r.alone.median, r.plain.median),
+                     both(r.withReader), ratio(r.withReader.median, r.plain.median), both(r.catchUp),
+                     "\(mb(r.walAlone)) / \(mb(r.walWithReader)) / \(mb(r.walNeverCatchingUp))",
+                     r.reloadSeen ? "yes" : "no"])
+    }
+    print(commits.render(), terminator: "")
+}
+if let r = registrationResult {
+    var registration = Table("Durability: registering many views (100 rows each)",
+                             ["views", "first \(max(1, r.views / 20)) (median)", "last \(max(1, r.views / 20)) (median)",
+                              "last ÷ first", "reopen and register all"])
+    registration.add(["\(r.views)", ms(r.first.median), ms(r.last.median), ratio(r.last.median, r.first.median),
+                      sec(r.reopen)])
+    print(registration.render(), terminator: "")
 }
 print("\nEvery ratio is engine time ÷ baseline time: below 1× the engine is faster.")

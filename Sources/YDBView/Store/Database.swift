@@ -8,8 +8,7 @@ import Musl
 /// SQLite's own snapshot: the registered views and their contents.
 struct PublishedState {
     var snapshot: UInt64
-    /// By name, compared as bytes.
-    var views: [Name: ViewInstance]
+    var views: ViewRegistry
 }
 
 /// A key/value database on SQLite (WAL mode) with registered views.
@@ -97,7 +96,7 @@ public final class Database {
             let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
-            published = PublishedState(snapshot: try Schema.prepare(handle), views: [:])
+            published = PublishedState(snapshot: try Schema.prepare(handle), views: ViewRegistry())
             storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
             fileLock.databaseDidClose()   // init failed: deinit will not run
@@ -124,7 +123,7 @@ public final class Database {
             released = [notifications, observers, published.views, undelivered]
             notifications.removeAll()
             observers.removeAll()
-            published.views.removeAll()
+            published.views = ViewRegistry()
             undelivered.removeAll()
             defer { internalConnection = nil }
             return (true, internalConnection)

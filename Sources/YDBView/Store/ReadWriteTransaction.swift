@@ -61,7 +61,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let database = connection.database
         if rowsChanged && database.storedViewsMayMissCommits {
             // Stored views that are not registered miss these row changes.
-            try ViewStorage.markStale(except: state.views.keys.compactMap { viewInstance(named: $0.value)?.storageID },
+            try ViewStorage.markStale(except: state.views.names.compactMap { viewInstance(named: $0.value)?.storageID },
                                       handle)
         }
         if changed {
@@ -287,7 +287,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        for name in state.views.keys { try body(writer(named: name.value)!) }
+        for name in state.views.names { try body(writer(named: name.value)!) }
     }
 
     /// The working copy of a view, for queries inside this transaction.
@@ -313,7 +313,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     func removeWriter(named name: String) {
         writers.removeValue(forKey: Name(name))
-        state.views.removeValue(forKey: Name(name))
+        state.views[Name(name)] = nil
         changed = true
     }
 

@@ -36,7 +36,7 @@ extension Database {
     /// Names of the views registered as of the latest snapshot.
     public var registeredViewNames: [String] {
         (try? withInternalConnection { connection in
-            try connection.read { $0.state.views.keys.sorted().map(\.value) }
+            try connection.read { $0.state.views.names.map(\.value) }
         }) ?? []
     }
 }
