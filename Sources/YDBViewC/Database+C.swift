@@ -22,8 +22,10 @@ final class DatabaseBox {
     private var connections: [ObjectIdentifier: WeakConnection] = [:]
     /// The C callbacks each registered view uses now, by view name: replacing
     /// or removing one releases it (its destructor runs) deterministically,
-    /// whatever the engine still references.
-    private var viewSlots: [String: ViewSlot] = [:]
+    /// whatever the engine still references. Keyed by the name's UTF-8
+    /// bytes, as the engine keys views: a `String` key would merge two
+    /// canonically-equivalent view names.
+    private var viewSlots: [[UInt8]: ViewSlot] = [:]
 
     init(_ database: Database) {
         self.database = database
@@ -70,14 +72,14 @@ final class DatabaseBox {
     /// Makes `slot` the callbacks of view `name`, releasing the previous ones.
     func installView(_ slot: ViewSlot, name: String) {
         let previous = lock.withLock { () -> ViewSlot? in
-            defer { viewSlots[name] = slot }
-            return viewSlots[name]
+            defer { viewSlots[Array(name.utf8)] = slot }
+            return viewSlots[Array(name.utf8)]
         }
         if previous !== slot { previous?.clear() }
     }
 
     func removeView(name: String) {
-        lock.withLock { viewSlots.removeValue(forKey: name) }?.clear()
+        lock.withLock { viewSlots.removeValue(forKey: Array(name.utf8)) }?.clear()
     }
 
     func removeAllViews() {

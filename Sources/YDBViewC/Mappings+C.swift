@@ -72,8 +72,10 @@ final class MappingsBox: @unchecked Sendable {
     let viewName: UnsafeMutablePointer<CChar>
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var busy = false
-    /// Group names handed to C: borrowed until ydb_mappings_free.
-    private var interned: [String: UnsafeMutablePointer<CChar>] = [:]
+    /// Group names handed to C: borrowed until ydb_mappings_free. Keyed by
+    /// UTF-8 bytes: a `String` key would hand back the other spelling of a
+    /// canonically-equivalent name.
+    private var interned: [[UInt8]: UnsafeMutablePointer<CChar>] = [:]
 
     init(_ mappings: Mappings, groupSource: GroupSourceSlot?) {
         self.mappings = mappings
@@ -108,9 +110,10 @@ final class MappingsBox: @unchecked Sendable {
 
     /// A C copy of `name` that lives as long as the mappings (call inside `with`).
     func intern(_ name: String) -> UnsafePointer<CChar> {
-        if let existing = interned[name] { return UnsafePointer(existing) }
+        let bytes = Array(name.utf8)
+        if let existing = interned[bytes] { return UnsafePointer(existing) }
         let copy = strdup(name)!
-        interned[name] = copy
+        interned[bytes] = copy
         return UnsafePointer(copy)
     }
 }

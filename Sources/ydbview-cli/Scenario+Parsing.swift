@@ -81,7 +81,7 @@ extension ScenarioView {
             guard try flag.bool() else { throw flag.fail("must be true (leave it out for another rule)") }
             self.group = .collection
         }
-        collections = try group.optional("collections").map { Set(try $0.array().map { try $0.name() }) }
+        collections = try group.optional("collections").map { try $0.array().map { try $0.name() } }
         sort = try object.optional("sort").map { try $0.array().map(SortRule.init) } ?? []
         isPersistent = try object.optional("persistent")?.bool() ?? true
         versionTag = try object.optional("version_tag")?.string() ?? ""
@@ -149,11 +149,12 @@ extension MappingsSpec {
         let object = try node.object(allowing: ["groups", "dynamic_groups", "config"])
         switch try object.exactlyOne(of: ["groups", "dynamic_groups"]) {
         case "groups":
-            var seen = Set<String>()
+            // Names are bytes: two spellings of "é" are two groups, not duplicates.
+            var seen = Set<[UInt8]>()
             var groups: [String] = []
             for item in try object.required("groups").array() {
                 let group = try item.name()
-                guard seen.insert(group).inserted else { throw item.fail("duplicate group \"\(group)\"") }
+                guard seen.insert(Array(group.utf8)).inserted else { throw item.fail("duplicate group \"\(group)\"") }
                 groups.append(group)
             }
             self.groups = .fixed(groups)

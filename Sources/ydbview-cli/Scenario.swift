@@ -13,7 +13,7 @@ struct Scenario {
 /// The view's rules; turned into engine callbacks by `ScenarioView+Callbacks.swift`.
 struct ScenarioView {
     var group: GroupRule
-    var collections: Set<String>?
+    var collections: [String]?
     var sort: [SortRule]
     var isPersistent: Bool
     var versionTag: String

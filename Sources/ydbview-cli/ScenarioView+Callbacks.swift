@@ -6,7 +6,7 @@ import YDBView
 extension ScenarioView {
     var engineView: View {
         View(grouping: grouping, sorting: sorting, versionTag: versionTag,
-             isPersistent: isPersistent, allowedCollections: collections.map { Array($0) })
+             isPersistent: isPersistent, allowedCollections: collections)
     }
 
     var groupingFlavour: ViewFlavour {

@@ -60,6 +60,9 @@ int main(void) {
     CHECK_OK(ydb_view_unregister(db, "w" E_ONE));
     CHECK(group_count(conn, "w" E_TWO, "g") == 2);
     CHECK(group_count(conn, "w" E_ONE, "g") == (size_t)-1);
+    /* The other view's callbacks are still there: a write still groups. */
+    CHECK_OK(set_row(conn, "c", "new", "g:3"));
+    CHECK(group_count(conn, "w" E_TWO, "g") == 3);
 
     CHECK_OK(ydb_connection_close(conn));
     CHECK_OK(ydb_database_close(db));
