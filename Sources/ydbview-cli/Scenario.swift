@@ -1,6 +1,6 @@
 import YDBView
 
-/// A scenario file, validated (see `/work/shared/scenario-format.md` and
+/// A scenario file, validated (see `docs/replay-format.md` and
 /// `Tests/Scenarios/README.md`): one view, one mappings configuration and
 /// a sequence of commits and changeset requests.
 struct Scenario {

@@ -59,8 +59,8 @@ struct ChangesetComputation {
     /// A row removed and set again under the same (collection, key) has a new
     /// rowid, so it comes out as a delete (old id) and an insert (new id). A
     /// table shows one row: report one move from the delete's original path
-    /// to the insert's final path — the same batch update, as semantics.md's
-    /// "delete…insert → move" asks.
+    /// to the insert's final path — the same batch update, as docs/behaviour.md's
+    /// "One change per row" (delete…insert → move) asks.
     private func mergeReaddedRows(_ changes: inout [Int64: RowChange]) {
         var deletes: [RowKey: RowChange] = [:]
         for change in changes.values where change.type == .delete {
@@ -253,7 +253,7 @@ struct ChangesetComputation {
                 continue
             }
             guard let from = oldPlace(rowid), let to = newPlace(rowid) else { continue }
-            // An update whose section number changes must be a move (semantics.md).
+            // An update whose section number changes must be a move (docs/behaviour.md, "Index paths").
             let type: RowChange.Kind = from.path.section == to.path.section ? .update : .move
             changes[rowid] = RowChange(type: type, rowid: rowid, rowKey: histories.keys[rowid],
                                        changes: .dependency,

@@ -1,5 +1,5 @@
 /// What the view did to one row over all the commits of a changeset, reduced to
-/// what decides its change (semantics.md, "One change per row"): was it in the
+/// what decides its change (docs/behaviour.md, "One change per row"): was it in the
 /// view at the start, is it at the end, did it ever leave its place (a delete or
 /// an insert of the row itself), and which parts of it changed.
 struct RowHistory {

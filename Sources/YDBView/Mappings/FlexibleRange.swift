@@ -85,7 +85,7 @@ extension RangeOptions {
 }
 
 /// Follows a flexible range's window through one changeset's view operations,
-/// in the order they happened (semantics.md, "Flexible range").
+/// in the order they happened (docs/behaviour.md, "Flexible range").
 ///
 /// Indexes are view indexes of the group at the moment of each operation, so the
 /// tracker needs nothing but the operations themselves.

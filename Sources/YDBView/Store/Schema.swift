@@ -23,7 +23,7 @@ enum Schema {
     // Row ids are never reused (AUTOINCREMENT): views and changesets identify
     // rows by id across commits, so a new row must not take a removed row's id.
 
-    /// Version 2: views know when they are stale (see docs: "Stale views"),
+    /// Version 2: views know when they are stale (see docs/behaviour.md, "Stale views"),
     /// and all views share one table.
     /// `row_version` counts every change to `ydb_rows`, by this library or
     /// by any other SQLite client (triggers); `row_version_seen` is its value

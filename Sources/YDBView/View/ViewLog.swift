@@ -31,7 +31,7 @@ public struct RowKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One operation a view performed during a read-write transaction.
-/// Indexes are those at the moment of the operation (see semantics.md, "What is logged").
+/// Indexes are those at the moment of the operation (see docs/behaviour.md, "What a transaction logs").
 public enum ViewLogEntry: Equatable, Sendable {
     case insert(rowid: Int64, group: String, index: Int)
     case delete(rowid: Int64, group: String, index: Int)

@@ -1,6 +1,6 @@
 /// Keeps one view up to date during one read-write transaction: runs the
 /// callbacks, moves rows in the working `ViewState`, writes the storage table
-/// and records the view log (semantics.md, "Views").
+/// and records the view log (docs/behaviour.md, "Views").
 final class ViewWriter {
     var instance: ViewInstance
     /// The view as the transaction found it.
