@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 // The `.so` exports only the `ydb_` symbols the header declares; the version

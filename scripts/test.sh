@@ -7,6 +7,8 @@
 #   fresh machine                   (README's C and Python examples against an installed
 #                                    library and a wheel, with no Swift toolchain reachable)
 #   swiftpm release library         (swift build -c release's libydbview.so is self-contained too)
+#   swift 6 package                 (the README's Swift examples + two committing threads, in a
+#                                    Swift 6 package outside the checkout, warnings as errors)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # setup.sh runs with errexit (a failed install stops everything); the steps
@@ -40,6 +42,7 @@ step "ctest" ctest --test-dir build --output-on-failure
 step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bindings/python" \
   "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
 step "fresh machine" bash scripts/check-fresh-machine.sh build
+step "swift 6 package" bash scripts/check-swift6-package.sh
 step "swiftpm release library" bash -c 'swift build -c release --scratch-path .build-release \
   --product ydbview >/dev/null && bash scripts/check-self-contained.sh .build-release/release/libydbview.so'
 

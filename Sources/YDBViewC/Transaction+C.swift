@@ -309,7 +309,8 @@ public func ydb_txn_enumerate_rows(_ handle: OpaquePointer?, _ collection: Unsaf
 }
 
 /// Empty metadata must still reach C as a non-NULL pointer (NULL means none).
-private let emptyBlobSentinel: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
+// Immutable after initialisation: never written, so shared freely.
+nonisolated(unsafe) private let emptyBlobSentinel: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
 
 private func withOptionalBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
     guard let data else { return body(nil) }

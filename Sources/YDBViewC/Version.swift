@@ -12,10 +12,12 @@ import YDBView
 let libraryVersion = "0.1.0"
 let libraryVersionNumber: Int32 = 1000
 
-private let versionCString = immortalCString(libraryVersion)
-private let notAnError = immortalCString("not an error")
-private let unknownError = immortalCString("unknown error")
-private let statusDescriptions: [Int32: UnsafePointer<CChar>] = [
+// Immutable C strings made once and never freed or written: safe to share
+// between threads (hence nonisolated(unsafe): Swift cannot see that).
+nonisolated(unsafe) private let versionCString = immortalCString(libraryVersion)
+nonisolated(unsafe) private let notAnError = immortalCString("not an error")
+nonisolated(unsafe) private let unknownError = immortalCString("unknown error")
+nonisolated(unsafe) private let statusDescriptions: [Int32: UnsafePointer<CChar>] = [
     0: notAnError,
     1: immortalCString("generic error"),
     2: immortalCString("library routine called out of sequence or with a bad handle"),

@@ -43,7 +43,8 @@ struct CViewDefinition {
     var allowedCollections: UnsafePointer<UnsafePointer<CChar>?>?
     var allowedCollectionCount: UInt
 
-    static let defaults = CViewDefinition(
+    // A constant with C pointers (all NULL): never written.
+    nonisolated(unsafe) static let defaults = CViewDefinition(
         groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
         versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0)
@@ -92,7 +93,8 @@ final class GroupResultBox {
 }
 
 /// Empty blobs must reach C as non-NULL pointers (NULL means "not read").
-private let emptyBytes: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
+// Never written or freed: shared freely.
+nonisolated(unsafe) private let emptyBytes: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
 
 private func withBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawPointer?, UInt) -> T) -> T {
     guard let data else { return body(nil, 0) }

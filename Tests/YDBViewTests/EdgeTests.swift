@@ -4,7 +4,8 @@ import XCTest
 
 /// The engine's edges: values SQLite cannot store, one Database per file,
 /// and a second writer on the thread that already writes.
-final class EdgeTests: XCTestCase {
+/// `@unchecked Sendable`: the watchdog threads call only its stateless helpers.
+final class EdgeTests: XCTestCase, @unchecked Sendable {
     func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     func assertCode<T>(_ code: YDBErrorCode, _ body: @autoclosure () throws -> T, contains text: String = "",
@@ -145,7 +146,7 @@ final class EdgeTests: XCTestCase {
     /// Runs `body` on a thread of its own and fails (instead of hanging)
     /// when it does not finish in time.
     func withWatchdog(seconds: Double = 30, file: StaticString = #filePath, line: UInt = #line,
-                      _ body: @escaping () throws -> Void) {
+                      _ body: @escaping @Sendable () throws -> Void) {
         let done = DispatchSemaphore(value: 0)
         let failure = LockedBox<Error?>(nil)
         Thread.detachNewThread {

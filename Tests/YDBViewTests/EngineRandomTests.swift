@@ -60,8 +60,10 @@ final class EngineRandomTests: XCTestCase {
             do {
                 let database = try Database(path: path)
                 try database.registerView(rankView(), name: "v")
-                var logs: [ViewCommitLog] = []
-                database.addCommitObserver { if let log = $0.viewLog(named: "v") { logs.append(log) } }
+                let observed = Locked<[ViewCommitLog]>([])
+                database.addCommitObserver { notification in
+                    if let log = notification.viewLog(named: "v") { observed.mutate { $0.append(log) } }
+                }
                 let connection = try database.newConnection()
                 for commit in 0 ..< 150 {
                     var touched = Set<RowKey>()
@@ -70,7 +72,7 @@ final class EngineRandomTests: XCTestCase {
                     }
                     let context = "seed \(seed) commit \(commit)"
                     try checkAgainstScratchSort(connection, context)
-                    if let log = logs.last, log.snapshot == database.snapshot {
+                    if let log = observed.value.last, log.snapshot == database.snapshot {
                         XCTAssertEqual(replay(log), contentsArrays(log.after), context)
                     }
                 }

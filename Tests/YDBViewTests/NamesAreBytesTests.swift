@@ -60,8 +60,9 @@ final class NamesAreBytesTests: XCTestCase {
         database = try Database(path: directory.appendingPathComponent("db.sqlite").path)
         try database.registerView(byteView(), name: "v")
         let connection = try database.newConnection()
-        var changedKeys: [Int] = []
-        database.addCommitObserver { changedKeys.append($0.changedRows.count) }
+        let changed = Locked<[Int]>([])
+        database.addCommitObserver { notification in changed.mutate { $0.append(notification.changedRows.count) } }
+        var changedKeys: [Int] { changed.value }
         var random = SeededGenerator(seed: 20261122)
         var model = Model()
         for _ in 0 ..< 300 {

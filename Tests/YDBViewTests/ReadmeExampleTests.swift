@@ -4,19 +4,24 @@ import YDBView
 
 /// The README's Swift example, kept compiling and true.
 final class ReadmeExampleTests: XCTestCase {
-    struct Book: Codable { var title: String; var genre: String; var rank: Int }
+    struct Book: Codable {
+        var title: String, genre: String, rank: Int
+        init(title: String, genre: String, rank: Int) { (self.title, self.genre, self.rank) = (title, genre, rank) }
+        init?(_ row: ViewRow) {
+            guard let book = try? JSONDecoder().decode(Book.self, from: Data(row.object ?? [])) else { return nil }
+            self = book
+        }
+    }
 
     func testReadmeViewsMappingsAndChangesets() throws {
         let database = try Database(path: nil)
         defer { database.close() }
         let connection = try database.newConnection()
         let ui = try database.newConnection()
-        func decode(_ row: ViewRow) -> Book? { try? JSONDecoder().decode(Book.self, from: Data(row.object ?? [])) }
-
         let byRank = View(
-            grouping: ViewGrouping(flavour: .object) { row in decode(row)?.genre },
+            grouping: ViewGrouping(flavour: .object) { row in Book(row)?.genre },
             sorting: ViewSorting(flavour: .object) { _, a, b in
-                let (x, y) = (decode(a)!.rank, decode(b)!.rank)
+                let (x, y) = (Book(a)!.rank, Book(b)!.rank)
                 return x < y ? .ascending : x > y ? .descending : .same
             },
             versionTag: "1")

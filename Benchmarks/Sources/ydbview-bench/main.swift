@@ -14,11 +14,11 @@ usage: ydbview-bench [--sizes 10000,100000,1000000] [--quick] [--repeats N]
 
 var settings = Settings()
 var arguments = Array(CommandLine.arguments.dropFirst())
-func value(_ flag: String) -> String {
+@MainActor func value(_ flag: String) -> String {
     guard !arguments.isEmpty else { print(usage); exit(2) }
     return arguments.removeFirst()
 }
-func integer(_ flag: String) -> Int {
+@MainActor func integer(_ flag: String) -> Int {
     guard let number = Int(value(flag)), number > 0 else { print("\(flag) wants a positive integer"); exit(2) }
     return number
 }

@@ -15,7 +15,10 @@ public struct RowChangeKind: OptionSet, Hashable, Sendable {
 /// let skipped = try connection.beginLongLivedReadTransaction()
 /// if skipped.hasChange(forKey: "b1", inCollection: "books") { reload() }
 /// ```
-public final class CommitNotification {
+///
+/// Immutable, so `Sendable`: its view logs hold persistent trees that are
+/// never changed once published.
+public final class CommitNotification: @unchecked Sendable {
     /// The snapshot this commit produced.
     public let snapshot: UInt64
     /// Rows set, replaced, touched or removed one by one. Rows removed by

@@ -8,7 +8,10 @@
 /// let value = try connection.read { try $0.object(forKey: "k", inCollection: "c") }
 /// let skipped = try connection.beginLongLivedReadTransaction()   // freeze, or catch up
 /// ```
-public final class Connection {
+///
+/// `Sendable`: every call on it and its transactions is serialised by its
+/// recursive `lock`, so any thread may use it (one at a time).
+public final class Connection: @unchecked Sendable {
     public let database: Database
     let handle: SQLiteHandle
     /// Serialises every call made through this connection or its transactions.

@@ -21,7 +21,11 @@ struct PublishedState {
 /// let connection = try database.newConnection()
 /// try connection.readWrite { try $0.setObject(Array("hi".utf8), forKey: "k", inCollection: "c", metadata: nil) }
 /// ```
-public final class Database {
+///
+/// `Sendable`: every mutable field is guarded by `stateLock` (published state,
+/// notifications, observers, connections), the write gate or the
+/// checkpointer's own lock; the rest is immutable after `init`.
+public final class Database: @unchecked Sendable {
     /// The database file. For a temporary database, a file in a private
     /// directory that is deleted on `close()`.
     public let path: String
@@ -39,7 +43,7 @@ public final class Database {
     private let stateLock = Mutex()
     private var published: PublishedState
     private var notifications: [CommitNotification] = []
-    private var observers: [Int: (CommitNotification) -> Void] = [:]
+    private var observers: [Int: @Sendable (CommitNotification) -> Void] = [:]
     private var nextObserverToken = 1
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
@@ -47,7 +51,10 @@ public final class Database {
     private var commitsBehindLimit: UInt64 = 1000
     /// Commits whose observers have not been called yet, oldest first, and
     /// whether some thread is calling them now (see `deliverNotifications`).
-    private var undelivered: [(CommitNotification, [(CommitNotification) -> Void])] = []
+    private var undelivered: [Delivery] = []
+    /// (Keep `@Sendable` in every spelling of this type: converting an array
+    /// of `@Sendable` closures to plain ones fails at run time.)
+    private typealias Delivery = (CommitNotification, [@Sendable (CommitNotification) -> Void])
     private var delivering = false
     private var closed = false
     /// Copies the write-ahead log back into the file off the commit path.
@@ -174,7 +181,7 @@ public final class Database {
     /// after that thread's `commit()` returned). Returns a token for
     /// `removeCommitObserver`.
     @discardableResult
-    public func addCommitObserver(_ body: @escaping (CommitNotification) -> Void) -> Int {
+    public func addCommitObserver(_ body: @escaping @Sendable (CommitNotification) -> Void) -> Int {
         stateLock.withLock {
             let token = nextObserverToken
             nextObserverToken += 1
@@ -283,7 +290,7 @@ public final class Database {
             return true
         }
         guard mine else { return }
-        while let (notification, calls) = stateLock.withLock({ () -> (CommitNotification, [(CommitNotification) -> Void])? in
+        while let (notification, calls) = stateLock.withLock({ () -> Delivery? in
             guard !undelivered.isEmpty else {
                 delivering = false
                 return nil

@@ -17,7 +17,8 @@ private struct FileIdentity: Hashable {
 }
 
 /// Files this process holds a `DatabaseFileLock` on.
-private var lockedFiles: Set<FileIdentity> = []
+// Guarded by `lockedFilesLock`.
+nonisolated(unsafe) private var lockedFiles: Set<FileIdentity> = []
 private let lockedFilesLock = Mutex()
 
 /// One `Database` object per database file: views live in that object's

@@ -2,7 +2,11 @@
 ///
 /// Valid until `end()` (or the closure of `Connection.read` returns); any use
 /// after that throws `.misuse`.
-public class ReadTransaction {
+///
+/// `@unchecked Sendable`: every access goes through `access`, under its
+/// connection's lock (the C API may begin a transaction on one thread and
+/// end it on another).
+public class ReadTransaction: @unchecked Sendable {
     let connection: Connection
     /// The views as of this transaction's snapshot (a read-write transaction
     /// replaces them with its working copies).

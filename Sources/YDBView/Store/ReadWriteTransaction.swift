@@ -6,7 +6,7 @@
 /// `commit()` rolls everything back and throws the first error.
 /// A value longer than SQLite stores is refused (`.tooBig`) before anything
 /// is written, and like a bad argument leaves the transaction usable.
-public final class ReadWriteTransaction: ReadTransaction {
+public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// Writers of the views this transaction touched, made on first use: a
     /// transaction that touches one view (a registration) costs the same
     /// however many views exist. `state.views` names every view.

@@ -73,12 +73,15 @@ public enum ViewOrder: Int32, Sendable {
 /// ```swift
 /// let grouping = ViewGrouping(flavour: .object) { row in row.object!.first == 1 ? "books" : nil }
 /// ```
-public struct ViewGrouping {
+///
+/// The body is `@Sendable`: it runs on whichever thread commits a write.
+public struct ViewGrouping: Sendable {
     public let flavour: ViewFlavour
     public let options: InvokeOptions
-    public let body: (ViewRow) throws -> String?
+    public let body: @Sendable (ViewRow) throws -> String?
 
-    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping (ViewRow) throws -> String?) {
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil,
+                _ body: @escaping @Sendable (ViewRow) throws -> String?) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
         self.body = body
@@ -92,13 +95,15 @@ public struct ViewGrouping {
 /// ```swift
 /// let sorting = ViewSorting(flavour: .key) { group, a, b in a.key < b.key ? .ascending : a.key == b.key ? .same : .descending }
 /// ```
-public struct ViewSorting {
+///
+/// The body is `@Sendable`: it runs on whichever thread commits a write.
+public struct ViewSorting: Sendable {
     public let flavour: ViewFlavour
     public let options: InvokeOptions
-    public let body: (String, ViewRow, ViewRow) throws -> ViewOrder
+    public let body: @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil,
-                _ body: @escaping (String, ViewRow, ViewRow) throws -> ViewOrder) {
+                _ body: @escaping @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
         self.body = body
@@ -123,7 +128,7 @@ public struct ViewFind {
 /// let view = View(grouping: grouping, sorting: sorting, versionTag: "1")
 /// try database.registerView(view, name: "byTitle")
 /// ```
-public struct View {
+public struct View: Sendable {
     public var grouping: ViewGrouping
     public var sorting: ViewSorting
     /// Change it whenever grouping or sorting change: a persistent view

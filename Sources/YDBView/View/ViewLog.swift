@@ -46,7 +46,9 @@ public enum ViewLogEntry: Equatable, Sendable {
 }
 
 /// Everything one commit did to one view.
-public struct ViewCommitLog {
+/// `@unchecked Sendable`: its before/after states are persistent trees,
+/// never mutated once the commit is published.
+public struct ViewCommitLog: @unchecked Sendable {
     /// The view's registered name.
     public let viewName: String
     /// Snapshot the commit started from.

@@ -15,8 +15,9 @@ enum Item {
     }
 }
 
-/// Counts callback invocations so tests can assert what ran.
-final class CallCounter {
+/// Counts callback invocations so tests can assert what ran. Callbacks run
+/// on the committing thread, and these tests commit from one thread.
+final class CallCounter: @unchecked Sendable {
     var grouping = 0
     var sorting = 0
 }

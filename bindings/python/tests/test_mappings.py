@@ -184,8 +184,9 @@ def test_bad_input(setup: Any) -> None:
     update(ui, empty)
     assert empty.number_of_sections == 0
     unknown = Mappings(["a"], "no such view")
-    update(ui, unknown)
-    assert unknown.number_of_sections == 1 and unknown.number_of_items_in_section(0) == 0
+    with pytest.raises(ydbview.NotFoundError, match="no view named 'no such view'"):
+        update(ui, unknown)
+    assert unknown.snapshot_of_last_update is None
     with pytest.raises(TypeError):
         unknown.number_of_items_in_group(3)  # type: ignore[arg-type]
     assert unknown.group_and_index_for_row(-1, 0) is None
@@ -215,3 +216,14 @@ def test_two_threads_share_one_mappings(setup: Any) -> None:
     for thread in threads:
         thread.join()
     assert errors == [] and m.number_of_sections == 2
+
+
+def test_unknown_view_is_an_error_at_update() -> None:
+    with ydbview.Database() as db:
+        conn = db.new_connection()
+        mappings = ydbview.Mappings(["g"], "nosuchview")
+        with conn.read() as t:
+            with pytest.raises(ydbview.NotFoundError, match="no view named 'nosuchview' is registered"):
+                mappings.update(t)
+        mappings.close()
+        conn.close()

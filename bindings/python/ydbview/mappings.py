@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTupl
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import Status
+from .errors import MisuseError, NotFoundError, Status
 from ._base import _Closeable, _check, _enumerate
 from .views import _NotificationList, _encode, _index, _text
 
@@ -337,7 +337,6 @@ class Mappings(_Closeable):
 
     @property
     def _live_handle(self) -> int:
-        from .errors import MisuseError
 
         if self.closed:
             raise MisuseError("the mappings are closed", Status.MISUSE)
@@ -510,7 +509,13 @@ class Mappings(_Closeable):
     # -- update and changes --
 
     def update(self, transaction: "ReadTransaction") -> None:
-        """Caches the view as of ``transaction`` and moves to its snapshot."""
+        """Caches the view as of ``transaction`` and moves to its snapshot.
+        Raises ``NotFoundError`` when the mappings' view is not registered
+        at that snapshot (a misspelled view name would otherwise show an
+        empty table without a word)."""
+        if not transaction.has_view(self.view):
+            raise NotFoundError(f"no view named {self.view!r} is registered at snapshot {transaction.snapshot}",
+                                Status.NOTFOUND)
         _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
 
     def changes(self, notifications: Iterable["CommitNotification"]) -> Changeset:

@@ -35,7 +35,7 @@ from typing import (
 
 from . import _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, ObserverWarning, Status
+from .errors import InvalidArgumentError, NotFoundError, ObserverWarning, Status
 from .serializers import BytesSerializer, Serializer
 from ._base import _Closeable, _check, _enumerate
 
@@ -594,12 +594,23 @@ class ReadTransaction:
 
     # -- views --
 
-    def view(self, name: str) -> Optional["ViewTransaction"]:
-        """Queries on view ``name`` as of this transaction, or None when no
-        such view is registered at its snapshot."""
+    def view(self, name: str) -> "ViewTransaction":
+        """Queries on view ``name`` as of this transaction. Raises
+        ``NotFoundError`` ("no view named ... is registered") when no such
+        view is registered at its snapshot; ``has_view`` asks first."""
         from .views import ViewTransaction
 
-        return ViewTransaction._open(self, name)
+        view = ViewTransaction._open(self, name)
+        if view is None:
+            raise NotFoundError(f"no view named {name!r} is registered at snapshot {self.snapshot}",
+                                Status.NOTFOUND)
+        return view
+
+    def has_view(self, name: str) -> bool:
+        """Whether view ``name`` is registered at this transaction's snapshot."""
+        from .views import ViewTransaction
+
+        return ViewTransaction._open(self, name) is not None
 
 
 class ReadWriteTransaction(ReadTransaction):
