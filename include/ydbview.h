@@ -151,6 +151,9 @@ int ydb_libversion_number(void);
 #define YDB_TOOBIG          11  /* A value (object, metadata, key,
                                    collection) or row is longer than SQLite
                                    stores; nothing was written */
+#define YDB_CANTOPEN        13  /* The database file cannot be opened or
+                                   created: the message names the path and
+                                   the system's reason (ENOENT, EACCES, ...) */
 #define YDB_RELOAD          12  /* The connection fell more than the
                                    database's max_commits_behind commits
                                    behind: its notifications were dropped;

@@ -31,6 +31,7 @@ nonisolated(unsafe) private let statusDescriptions: [Int32: UnsafePointer<CChar>
     10: immortalCString("database is corrupt"),
     11: immortalCString("string or blob too big"),
     12: immortalCString("the connection fell too far behind: reload"),
+    13: immortalCString("unable to open the database file"),
 ]
 
 @_cdecl("ydb_libversion")

@@ -137,8 +137,8 @@ final class EdgeTests: XCTestCase, @unchecked Sendable {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let missing = directory + "/no/such.sqlite"
-        assertCode(.error, try Database(path: missing), contains: "\(missing): \(String(cString: strerror(ENOENT)))")
-        assertCode(.error, try Database(path: directory), contains: directory)
+        assertCode(.cantOpen, try Database(path: missing), contains: "\(missing): \(String(cString: strerror(ENOENT)))")
+        assertCode(.cantOpen, try Database(path: directory), contains: directory)
     }
 
     // MARK: A second writer on the thread that already writes

@@ -52,7 +52,7 @@ final class DatabaseFileLock {
             if stat(path, &info) == 0, lockedFiles.contains(FileIdentity(info)) { throw busy }
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
-                throw YDBError(.error, "cannot open database \(path): \(String(cString: strerror(errno)))")
+                throw YDBError(.cantOpen, "cannot open database \(path): \(String(cString: strerror(errno)))")
             }
             // Not locked by this process (checked above), so closing this
             // descriptor again drops no SQLite lock of ours.
@@ -60,7 +60,7 @@ final class DatabaseFileLock {
                 let reason = errno
                 close(descriptor)
                 if reason == EWOULDBLOCK { throw busy }
-                throw YDBError(.error, "cannot lock database \(path): \(String(cString: strerror(reason)))")
+                throw YDBError(.cantOpen, "cannot lock database \(path): \(String(cString: strerror(reason)))")
             }
             guard fstat(descriptor, &info) == 0 else {
                 let reason = errno

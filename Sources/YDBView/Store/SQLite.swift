@@ -19,7 +19,7 @@ final class SQLiteHandle {
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            throw YDBError(.sqlite, "cannot open database at \(path): \(message)")
+            throw YDBError(.cantOpen, "cannot open database at \(path): \(message)")
         }
         raw = handle
         sqlite3_busy_timeout(handle, 10_000)

@@ -21,6 +21,10 @@ public enum YDBErrorCode: Int32, Sendable {
     /// A connection fell more than `Database.maxCommitsBehind` commits
     /// behind: its notifications were dropped; it must reload.
     case reloadRequired = 12
+    /// The database file cannot be opened or created (missing directory,
+    /// permissions, a directory in its place); the message names the path
+    /// and the system's reason.
+    case cantOpen = 13
 }
 
 /// The one error type the engine throws.

@@ -4,7 +4,7 @@
 ** NULL, made-up handle values, invalid UTF-8, empty and long names, odd
 ** sizes, out-of-range indexes, NULL out-pointers. Built with AddressSanitizer
 ** and UBSan (CMakeLists.txt). Every call must return a documented status
-** (0..12) and nothing may crash, leak into a sanitizer report or hang (an
+** (0..13) and nothing may crash, leak into a sanitizer report or hang (an
 ** alarm fails the run). Time-bounded and seeded:
 **
 **   fuzz_misuse [SECONDS]   (default 3; or YDBVIEW_FUZZ_SECONDS;
@@ -36,7 +36,7 @@ static ydb_mappings *mappings[SLOTS];
 static ydb_changeset *changesets[SLOTS];
 static ydb_notification_list *lists[SLOTS];
 static void *stale[STALE];
-static long calls = 0, statuses[13] = {0}, undocumented = 0;
+static long calls = 0, statuses[14] = {0}, undocumented = 0;
 
 static void forget(void *handle) { stale[pick(STALE)] = handle; }
 
@@ -75,7 +75,7 @@ static size_t any_index(void) {
 
 static void record(int rc) {
     calls++;
-    if (rc < 0 || rc > 12) {
+    if (rc < 0 || rc > 13) {
         undocumented++;
         fprintf(stderr, "fuzz: undocumented status %d: %s\n", rc, ydb_errmsg());
     } else {
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     }
     finish();
     printf("fuzz_misuse: %ld calls; statuses:", calls);
-    for (int code = 0; code <= 12; code++) if (statuses[code]) printf(" %s=%ld", ydb_errstr(code), statuses[code]);
+    for (int code = 0; code <= 13; code++) if (statuses[code]) printf(" %s=%ld", ydb_errstr(code), statuses[code]);
     printf("\n");
     CHECK(undocumented == 0);
     CHECK(calls > 1000);

@@ -224,7 +224,7 @@ static void test_one_database_per_file(void) {
     path_in_directory(missing_path, sizeof missing_path, "no/such/dir.sqlite");
     {
         int rc = ydb_database_open(missing_path, &again);
-        CHECK(rc == YDB_ERROR);
+        CHECK(rc == YDB_CANTOPEN);
         CHECK(again == NULL);
         CHECK(strstr(ydb_errmsg(), missing_path) != NULL);
         CHECK(strstr(ydb_errmsg(), strerror(ENOENT)) != NULL);

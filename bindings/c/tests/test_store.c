@@ -122,7 +122,8 @@ static void test_open_and_path(void) {
     ** (to lock it) before SQLite does, and reports the system's reason. */
     {
         int rc = ydb_database_open("/nonexistent/dir/x.sqlite", &none);
-        CHECK_RC(rc, YDB_ERROR);
+        CHECK_RC(rc, YDB_CANTOPEN);
+        CHECK(strstr(ydb_errmsg(), "No such file or directory") != NULL);
         CHECK(none == NULL);
         CHECK(strstr(ydb_errmsg(), "/nonexistent/dir/x.sqlite") != NULL);
     }

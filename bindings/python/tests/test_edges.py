@@ -140,7 +140,8 @@ def test_unopenable_path_names_the_os_reason(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "such.sqlite"
     with pytest.raises(ydbview.YDBError) as caught:
         ydbview.Database(missing)
-    assert caught.value.code == ydbview.Status.ERROR
+    assert caught.value.code == ydbview.Status.CANTOPEN
+    assert isinstance(caught.value, ydbview.CantOpenError)
     assert str(missing) in caught.value.message
     assert os.strerror(errno.ENOENT) in caught.value.message
 

@@ -134,7 +134,7 @@ def test_invalid_utf8_is_refused_by_c(conn: ydbview.Connection) -> None:
         ydbview.Database("")
     # The engine opens the file itself (to lock it) before SQLite does: a
     # clean error naming the path and the system's reason.
-    with pytest.raises(ydbview.YDBError, match="/nonexistent/dir/x.sqlite"):
+    with pytest.raises(ydbview.CantOpenError, match="/nonexistent/dir/x.sqlite: No such file or directory"):
         ydbview.Database("/nonexistent/dir/x.sqlite")
 
 

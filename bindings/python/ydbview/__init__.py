@@ -21,6 +21,7 @@ from ._ffi import library_path, version as library_version, version_number as li
 from .errors import (
     BusyError,
     CallbackFailedError,
+    CantOpenError,
     ClosedError,
     CorruptError,
     InvalidArgumentError,
@@ -100,6 +101,7 @@ __all__ = [
     "BusyError",
     "BytesSerializer",
     "CallbackFailedError",
+    "CantOpenError",
     "ClosedError",
     "CommitNotification",
     "Connection",

@@ -22,6 +22,7 @@ class Status(enum.IntEnum):
     CORRUPT = 10
     TOOBIG = 11
     RELOAD = 12
+    CANTOPEN = 13
 
 
 class YDBError(Exception):
@@ -95,6 +96,13 @@ class TooBigError(YDBError, ValueError):
     code = Status.TOOBIG
 
 
+class CantOpenError(YDBError, OSError):
+    """The database file cannot be opened or created; the message names the
+    path and the system's reason."""
+
+    code = Status.CANTOPEN
+
+
 class ReloadRequired(YDBError):
     """The connection fell more than ``Database.max_commits_behind`` commits
     behind and the notifications in between were dropped. Raised by
@@ -114,7 +122,7 @@ _BY_CODE: Dict[int, Type[YDBError]] = {
     cls.code: cls
     for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
                 SQLiteError, CallbackFailedError, MismatchError, CorruptError,
-                TooBigError, ReloadRequired)
+                TooBigError, ReloadRequired, CantOpenError)
 }
 
 
