@@ -13,28 +13,8 @@ import YDBView
 
 // MARK: - Lock
 
-/// A plain mutex: the export layer must not depend on Foundation.
-final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
+/// The engine's pthread mutex (the export layer must not depend on Foundation).
+typealias Lock = Mutex
 
 // MARK: - Handle registry
 

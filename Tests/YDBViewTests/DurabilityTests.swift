@@ -53,7 +53,7 @@ final class DurabilityTests: XCTestCase {
         try reader.read { t in XCTAssertEqual(t.snapshot, frozen) }
         var largest = 0
         try commitUpdates(3000, on: writer) { _ in largest = max(largest, walBytes) }
-        XCTAssertLessThan(largest, 8 << 20, "the write-ahead log grew to \(largest) bytes")
+        XCTAssertLessThan(largest, 16 << 20, "the write-ahead log grew to \(largest) bytes")
         XCTAssertThrowsError(try reader.read { _ in }) { error in
             XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)
         }

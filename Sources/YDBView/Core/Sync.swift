@@ -9,10 +9,11 @@ import Musl
 // Swift standard library (statically) besides SQLite and libc.
 
 /// A pthread mutex; `recursive` lets the thread holding it take it again.
-final class Mutex: @unchecked Sendable {   // the pthread mutex is the synchronisation
+/// `package`: the C export layer (same package) locks with it too.
+package final class Mutex: @unchecked Sendable {   // the pthread mutex is the synchronisation
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(recursive: Bool = false) {
+    package init(recursive: Bool = false) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
@@ -33,7 +34,7 @@ final class Mutex: @unchecked Sendable {   // the pthread mutex is the synchroni
     /// Takes the mutex if no other thread holds it; never waits.
     func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -96,7 +96,7 @@ static void test_reader_that_never_catches_up_is_told_to_reload(void) {
     }
     CHECK(failures == 0);
     printf("reader that never catches up: largest write-ahead log %ld bytes\n", largest);
-    CHECK(largest > 0 && largest < 8L * 1024 * 1024);
+    CHECK(largest > 0 && largest < 16L * 1024 * 1024);   /* bounded: ~60 MB without the release */
     /* Its frozen read was released: reading it says so. */
     CHECK_RC(ydb_txn_begin_read(reader, &txn), YDB_RELOAD);
     CHECK(txn == NULL);
