@@ -184,8 +184,13 @@ def test_bad_input(setup: Any) -> None:
     update(ui, empty)
     assert empty.number_of_sections == 0
     unknown = Mappings(["a"], "no such view")
-    update(ui, unknown)
-    assert unknown.number_of_sections == 1 and unknown.number_of_items_in_section(0) == 0
+    with pytest.raises(ydbview.NotFoundError, match="^no view named 'no such view' is registered$") as caught:
+        update(ui, unknown)
+    assert caught.value.code == ydbview.Status.NOTFOUND
+    assert unknown.snapshot_of_last_update is None     # the refused update did not move it
+    db.unregister_view("v")
+    with pytest.raises(ydbview.NotFoundError, match="no view named 'v' is registered"):
+        update(ui, Mappings(["a"], "v"))
     with pytest.raises(TypeError):
         unknown.number_of_items_in_group(3)  # type: ignore[arg-type]
     assert unknown.group_and_index_for_row(-1, 0) is None

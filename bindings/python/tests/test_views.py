@@ -176,7 +176,8 @@ def test_persistence(tmp_path: Path) -> None:
     with ydbview.Database(path, serializer=ydbview.JSONSerializer()) as db:
         conn = db.new_connection()
         with conn.read() as t:
-            assert t.view("v") is None           # not until registered again
+            with pytest.raises(ydbview.NotFoundError, match="no view named 'v' is registered"):
+                t.view("v")                      # not until registered again
         db.register_view("v", *make_view(again), version_tag="1")
         assert again.grouping == 0 and again.sorting == 0
         assert keys(conn, "a") == ["k2", "k1"]
@@ -231,7 +232,9 @@ def test_queries_enumeration_and_find(jdb: ydbview.Database) -> None:
             v.find("g", lambda row: 1 // 0)
         with pytest.raises(TypeError):
             v.find("g", lambda row: "not an int")  # type: ignore[arg-type,return-value]
-        assert t.view("nope") is None
+        with pytest.raises(ydbview.NotFoundError, match="^no view named 'nope' is registered$") as caught:
+            t.view("nope")
+        assert caught.value.code == ydbview.Status.NOTFOUND
 
 
 def test_snapshot_isolation(jdb: ydbview.Database) -> None:

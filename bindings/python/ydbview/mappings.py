@@ -28,7 +28,7 @@ from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import Status
 from ._base import _Closeable, _check, _enumerate
-from .views import _NotificationList, _encode, _index, _text
+from .views import _NotificationList, _encode, _index, _require_view, _text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import CommitNotification, ReadTransaction
@@ -510,7 +510,10 @@ class Mappings(_Closeable):
     # -- update and changes --
 
     def update(self, transaction: "ReadTransaction") -> None:
-        """Caches the view as of ``transaction`` and moves to its snapshot."""
+        """Caches the view as of ``transaction`` and moves to its snapshot.
+        Raises ``NotFoundError`` when the mappings' view is not registered at
+        that snapshot (the C call would read it as empty)."""
+        _require_view(transaction, self.view)
         _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
 
     def changes(self, notifications: Iterable["CommitNotification"]) -> Changeset:

@@ -594,9 +594,10 @@ class ReadTransaction:
 
     # -- views --
 
-    def view(self, name: str) -> Optional["ViewTransaction"]:
-        """Queries on view ``name`` as of this transaction, or None when no
-        such view is registered at its snapshot."""
+    def view(self, name: str) -> "ViewTransaction":
+        """Queries on view ``name`` as of this transaction. Raises
+        ``NotFoundError`` when no such view is registered at its snapshot
+        (``Database.registered_views()`` lists the names)."""
         from .views import ViewTransaction
 
         return ViewTransaction._open(self, name)

@@ -42,7 +42,7 @@ from typing import (
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, Status
+from .errors import InvalidArgumentError, NotFoundError, Status
 from ._base import _check, _enumerate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -392,6 +392,15 @@ def _index(value: int) -> Optional[int]:
     return value if value >= 0 else None
 
 
+def _require_view(transaction: "ReadTransaction", name: str) -> None:
+    """Raises NotFoundError (as C does) unless view ``name`` is registered
+    at ``transaction``'s snapshot."""
+    flag = c_int()
+    _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
+    if not flag.value:
+        raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
+
+
 class ViewTransaction:
     """Queries on one view inside one transaction (``txn.view(name)``).
 
@@ -405,11 +414,9 @@ class ViewTransaction:
         self._name = _encode(name, "view name")
 
     @classmethod
-    def _open(cls, transaction: "ReadTransaction", name: str) -> Optional["ViewTransaction"]:
-
-        flag = c_int()
-        _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
-        return cls(transaction, name) if flag.value else None
+    def _open(cls, transaction: "ReadTransaction", name: str) -> "ViewTransaction":
+        _require_view(transaction, name)
+        return cls(transaction, name)
 
     @property
     def _handle(self) -> int:
