@@ -424,10 +424,12 @@ class Connection(_Closeable):
             lib.ydb_notification_list_free(skipped)
 
     def end_long_lived_read_transaction(self) -> None:
+        """Leaves the long-lived read: reads see the newest snapshot again."""
         _check(lib.ydb_connection_end_long_lived_read(self._handle))
 
     @property
     def is_in_long_lived_read_transaction(self) -> bool:
+        """Whether the connection is frozen at a snapshot."""
         flag = c_int()
         _check(lib.ydb_connection_is_in_long_lived_read(self._handle, byref(flag)))
         return bool(flag.value)
@@ -471,6 +473,7 @@ class ReadTransaction:
 
     @property
     def active(self) -> bool:
+        """True until the transaction ends (commit, rollback, ``end()`` or the ``with`` block)."""
         return self._finalizer.alive
 
     def __enter__(self: _Txn) -> _Txn:
@@ -481,12 +484,14 @@ class ReadTransaction:
 
     @property
     def snapshot(self) -> int:
+        """The snapshot the transaction reads. Raises ``MisuseError`` once ended."""
         out = c_uint64()
         _check(lib.ydb_txn_snapshot(self._handle, byref(out)))
         return out.value
 
     @property
     def is_read_write(self) -> bool:
+        """True for a ``ReadWriteTransaction``."""
         flag = c_int()
         _check(lib.ydb_txn_is_read_write(self._handle, byref(flag)))
         return bool(flag.value)
@@ -531,6 +536,7 @@ class ReadTransaction:
         return Row(self._load(object_bytes), self._load_metadata(metadata_bytes))
 
     def exists(self, collection: str, key: str) -> bool:
+        """Returns whether row (collection, key) exists."""
         flag = c_int()
         _check(lib.ydb_txn_exists(self._handle, _name(collection, "collection"), _name(key, "key"),
                                   byref(flag)))
@@ -564,6 +570,7 @@ class ReadTransaction:
                    _ffi.NAME_FN, lambda _ctx, key: body(_decode(key)))
 
     def keys(self, collection: str) -> List[str]:
+        """Returns the keys of ``collection`` (a list: C enumerates by callback); empty for an unknown collection."""
         keys: List[str] = []
         self.enumerate_keys(collection, keys.append)
         return keys
@@ -675,12 +682,15 @@ class ReadWriteTransaction(ReadTransaction):
                                             0 if meta is None else len(meta)))
 
     def touch_object(self, collection: str, key: str) -> None:
+        """Marks the object of (collection, key) changed without writing it (views and observers see a change)."""
         _check(lib.ydb_txn_touch_object(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def touch_metadata(self, collection: str, key: str) -> None:
+        """Marks the metadata of (collection, key) changed without writing it."""
         _check(lib.ydb_txn_touch_metadata(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def touch_row(self, collection: str, key: str) -> None:
+        """Marks object and metadata of (collection, key) changed without writing them."""
         _check(lib.ydb_txn_touch_row(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def remove(self, collection: str, key: str) -> None:

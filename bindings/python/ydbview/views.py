@@ -429,7 +429,7 @@ class ViewTransaction:
 
     @property
     def version_tag(self) -> str:
-
+        """The version tag the view was registered with."""
         out = c_void_p()
         _check(lib.ydb_view_version_tag(self._handle, self._name, byref(out)))
         return _ffi.take_string(out) or ""
@@ -445,10 +445,11 @@ class ViewTransaction:
 
     @property
     def group_count(self) -> int:
+        """How many non-empty groups the view has."""
         return self._size(lib.ydb_view_group_count)
 
     def has_group(self, group: str) -> bool:
-
+        """Returns whether ``group`` has rows."""
         flag = c_int()
         _check(lib.ydb_view_has_group(self._handle, self._name, _encode(group, "group"), byref(flag)))
         return bool(flag.value)
@@ -464,7 +465,7 @@ class ViewTransaction:
 
     @property
     def is_empty(self) -> bool:
-
+        """True when the view holds no row."""
         flag = c_int()
         _check(lib.ydb_view_is_empty(self._handle, self._name, byref(flag)))
         return bool(flag.value)
@@ -495,10 +496,12 @@ class ViewTransaction:
         return self._key(lambda c, k: lib.ydb_view_key_at(self._handle, self._name, encoded, position, c, k))
 
     def first_key(self, group: str) -> Optional[Tuple[str, str]]:
+        """Returns ``(collection, key)`` of the first row of ``group``, or None when empty."""
         encoded = _encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_first_key(self._handle, self._name, encoded, c, k))
 
     def last_key(self, group: str) -> Optional[Tuple[str, str]]:
+        """Returns ``(collection, key)`` of the last row of ``group``, or None when empty."""
         encoded = _encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
 
@@ -519,10 +522,12 @@ class ViewTransaction:
                    self.transaction._load_metadata(_ffi.take_blob(meta, meta_size)))
 
     def object_at(self, index: int, group: str) -> Any:
+        """Returns the object of the row at ``index`` of ``group``, or None."""
         row = self.row_at(index, group)
         return None if row is None else row.object
 
     def metadata_at(self, index: int, group: str) -> Any:
+        """Returns the metadata of the row at ``index`` of ``group``, or None."""
         row = self.row_at(index, group)
         return None if row is None else row.metadata
 
@@ -539,6 +544,7 @@ class ViewTransaction:
         return _ffi.take_string(group) or "", index.value
 
     def group_of(self, collection: str, key: str) -> Optional[str]:
+        """Returns the group holding row (collection, key), or None."""
         found = self.position(collection, key)
         return None if found is None else found[0]
 
@@ -652,10 +658,12 @@ class ViewTransaction:
         return _ffi.take_blob(data, size)
 
     def object_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        """Returns the object shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load(
             self._blob_at_index_path(lib.ydb_view_object_at_index_path, index_path, mappings))
 
     def metadata_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        """Returns the metadata shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load_metadata(
             self._blob_at_index_path(lib.ydb_view_metadata_at_index_path, index_path, mappings))
 
