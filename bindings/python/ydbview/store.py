@@ -555,7 +555,9 @@ class ReadTransaction:
         return out.value
 
     def collections(self) -> List[str]:
-        """Collections holding at least one row, in ascending order."""
+        """Returns the collections holding at least one row, in ascending
+        order, as a list (C enumerates them by callback only, so there is no
+        lazy form)."""
         names: List[str] = []
         _enumerate(lambda cb: lib.ydb_txn_enumerate_collections(self._handle, cb, None),
                    _ffi.NAME_FN, lambda _ctx, name: names.append(_decode(name)))
@@ -570,7 +572,9 @@ class ReadTransaction:
                    _ffi.NAME_FN, lambda _ctx, key: body(_decode(key)))
 
     def keys(self, collection: str) -> List[str]:
-        """Returns the keys of ``collection`` (a list: C enumerates by callback); empty for an unknown collection."""
+        """Returns the keys of ``collection`` in ascending order as a list
+        (C enumerates them by callback only, so there is no lazy form; use
+        ``enumerate_keys`` to stop early); empty for an unknown collection."""
         keys: List[str] = []
         self.enumerate_keys(collection, keys.append)
         return keys
@@ -591,7 +595,9 @@ class ReadTransaction:
                    _ffi.ROW_FN, row)
 
     def rows(self, collection: str) -> List[Tuple[str, Any, Any]]:
-        """Every ``(key, object, metadata)`` of ``collection`` in key order."""
+        """Returns every ``(key, object, metadata)`` of ``collection`` in key
+        order as a list (C enumerates them by callback only, so there is no
+        lazy form; use ``enumerate_rows`` to stop early)."""
         found: List[Tuple[str, Any, Any]] = []
         self.enumerate_rows(collection, lambda key, obj, meta: found.append((key, obj, meta)))
         return found

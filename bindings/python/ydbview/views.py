@@ -33,6 +33,7 @@ from typing import (
     Callable,
     Dict,
     Iterable,
+    Iterator,
     List,
     NamedTuple,
     Optional,
@@ -572,7 +573,8 @@ class ViewTransaction:
 
     def keys(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[Tuple[str, str]]:
-        """``(collection, key)`` of the rows of ``group`` in ``[start, stop)``."""
+        """Returns ``(collection, key)`` of the rows of ``group`` in
+        ``[start, stop)`` as a list (``iter_keys`` yields them lazily)."""
         found: List[Tuple[str, str]] = []
         self.enumerate_keys(group, lambda c, k, _i: found.append((c, k)), start=start, stop=stop,
                             reverse=reverse)
@@ -600,10 +602,60 @@ class ViewTransaction:
 
     def rows(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[ViewRow]:
-        """The rows of ``group`` in ``[start, stop)`` as ViewRows."""
+        """Returns the rows of ``group`` in ``[start, stop)`` as a list of
+        ViewRows (``iter_rows`` yields them lazily)."""
         found: List[ViewRow] = []
         self.enumerate_rows(group, lambda row, _i: found.append(row), start=start, stop=stop, reverse=reverse)
         return found
+
+    #: Rows fetched per C call by the iterators.
+    _CHUNK = 256
+
+    def _chunks(self, group: str, start: int, stop: Optional[int], reverse: bool) -> Iterator[Tuple[int, int]]:
+        """``[lower, upper)`` slices of ``[start, stop)`` in iteration order."""
+        lower, upper = self._bounds(start, stop)
+        upper = min(upper, self.count(group))
+        if reverse:
+            hi = upper
+            while hi > lower:
+                lo = max(lower, hi - self._CHUNK)
+                yield lo, hi
+                hi = lo
+        else:
+            lo = lower
+            while lo < upper:
+                hi = min(upper, lo + self._CHUNK)
+                yield lo, hi
+                lo = hi
+
+    def iter_keys(self, group: str, start: int = 0, stop: Optional[int] = None,
+                  reverse: bool = False) -> Iterator[Tuple[str, str]]:
+        """Yields ``(collection, key)`` of the rows of ``group`` with
+        ``start <= index < stop`` (backwards when ``reverse``), lazily: the
+        rows are read from C a chunk at a time, and no C call is in progress
+        between two items. Raises ``ValueError`` for negative or crossed
+        bounds (when the iteration starts), ``MisuseError`` when the
+        transaction ends before the iteration does. Writing to the view in
+        the same transaction while iterating gives unspecified (but safe)
+        results."""
+        self._bounds(start, stop)  # fail before the first next()
+        return self._iter(group, start, stop, reverse,
+                          lambda lo, hi: self.keys(group, lo, hi, reverse=reverse))
+
+    def iter_rows(self, group: str, start: int = 0, stop: Optional[int] = None,
+                  reverse: bool = False) -> Iterator[ViewRow]:
+        """Like ``iter_keys``, yielding ``ViewRow``s with object and metadata."""
+        self._bounds(start, stop)
+        return self._iter(group, start, stop, reverse,
+                          lambda lo, hi: self.rows(group, lo, hi, reverse=reverse))
+
+    def _iter(self, group: str, start: int, stop: Optional[int], reverse: bool,
+              fetch: Callable[[int, int], List[Any]]) -> Iterator[Any]:
+        for lo, hi in self._chunks(group, start, stop, reverse):
+            chunk = fetch(lo, hi)
+            yield from chunk
+            if len(chunk) < hi - lo:
+                return  # the group shrank under us (a write in this transaction)
 
     # -- find --
 
