@@ -205,12 +205,12 @@ def test_queries_enumeration_and_find(jdb: ydbview.Database) -> None:
         assert v.groups == ["g", "h"] and v.group_count == 2
         assert v.has_group("g") and not v.has_group("zzz")
         assert v.count("g") == 5 and v.count("zzz") == 0 and v.count() == 6
-        assert v.key_at(0, "g") == ("c", "k1")
-        assert v.key_at(5, "g") is None and v.key_at(-1, "g") is None and v.key_at(0, "zzz") is None
+        assert v.key_at("g", 0) == ("c", "k1")
+        assert v.key_at("g", 5) is None and v.key_at("g", -1) is None and v.key_at("zzz", 0) is None
         assert v.first_key("g") == ("c", "k1") and v.last_key("g") == ("c", "k5")
-        assert v.object_at(1, "g") == {"g": "g", "n": 2}
-        assert v.metadata_at(0, "g") == {"i": 1} and v.metadata_at(1, "g") is None
-        assert v.row_at(0, "g") == ({"g": "g", "n": 1}, {"i": 1})
+        assert v.object_at("g", 1) == {"g": "g", "n": 2}
+        assert v.metadata_at("g", 0) == {"i": 1} and v.metadata_at("g", 1) is None
+        assert v.row_at("g", 0) == ({"g": "g", "n": 1}, {"i": 1})
         assert v.position("c", "k3") == ("g", 2) and v.position("c", "nope") is None
         assert v.group_of("c", "other") == "h"
         assert [k for _c, k in v.keys("g", start=1, stop=3)] == ["k2", "k3"]

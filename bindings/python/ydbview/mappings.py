@@ -11,8 +11,9 @@ table must do to follow the view from one snapshot to a later one).
 >>> changeset = mappings.changes(ui.begin_long_lived_read_transaction())
 >>> for change in changeset.row_changes: print(change.to_dict())
 
-Method names are YapDatabase's in snake_case; setters take the group
-first. Lookups that find nothing return None. A ``Mappings`` is meant for
+Method names are YapDatabase's in snake_case. Arguments go container
+first: a group before an index in it, a table position as one
+``IndexPath`` / ``(section, row)``. Lookups that find nothing return None. A ``Mappings`` is meant for
 one thread (like the table it drives); the C layer locks it, so sharing it
 never corrupts memory, but the answers then depend on timing.
 """
@@ -307,6 +308,13 @@ def _release_source(ctx: Optional[int]) -> None:
 _FILTER_TRAMPOLINE = _ffi.GROUP_FILTER_FN(_call_filter)
 _SORT_TRAMPOLINE = _ffi.GROUP_SORT_FN(_call_sort)
 _RELEASE_SOURCE = _ffi.DESTRUCTOR_FN(_release_source)
+
+
+def _index_path(value: Any) -> Tuple[int, int]:
+    """``(section, row)`` from an IndexPath or a pair of ints."""
+    if isinstance(value, tuple) and len(value) == 2:
+        return value[0], value[1]
+    raise TypeError(f"an index path must be an IndexPath or a (section, row) tuple, not {value!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -615,8 +623,11 @@ class Mappings(_Closeable):
         """Returns the section showing ``group``, or None when it is not visible."""
         return self._size(lib.ydb_mappings_section_for_group, _encode(group, "group"))
 
-    def group_and_index_for_row(self, row: int, section: int) -> Optional[Tuple[str, int]]:
-        """The view group and index shown at (row, section), or None."""
+    def group_and_index_for_row(self, index_path: Tuple[int, int]) -> Optional[Tuple[str, int]]:
+        """Returns the view group and index shown at ``index_path`` (an
+        ``IndexPath`` or ``(section, row)``), or None. Raises TypeError for
+        anything else."""
+        section, row = _index_path(index_path)
         if _index(row) is None or _index(section) is None:
             return None
         group, index = c_char_p(), c_size_t()
@@ -627,31 +638,37 @@ class Mappings(_Closeable):
         _check(status)
         return _text(group.value), index.value
 
-    def index_for_row_in_section(self, row: int, section: int) -> Optional[int]:
-        """Returns the view index shown at (row, section), or None."""
+    def index_for_row_in_section(self, index_path: Tuple[int, int]) -> Optional[int]:
+        """Returns the view index (in its group) shown at ``index_path`` (an
+        ``IndexPath`` or ``(section, row)``), or None."""
+        section, row = _index_path(index_path)
         if _index(row) is None or _index(section) is None:
             return None
         return self._size(lib.ydb_mappings_index_for_row_in_section, row, section)
 
-    def index_for_row_in_group(self, row: int, group: str) -> Optional[int]:
-        """Returns the view index of ``group`` shown at ``row`` of its section, or None."""
+    def index_for_row_in_group(self, group: str, row: int) -> Optional[int]:
+        """Returns the view index of ``group`` shown at table ``row`` of its
+        section, or None."""
+        encoded = _encode(group, "group")
         if _index(row) is None:
             return None
-        return self._size(lib.ydb_mappings_index_for_row_in_group, row, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_index_for_row_in_group, row, encoded)
 
-    def row_and_section_for_index(self, index: int, group: str) -> Optional[IndexPath]:
-        """Where view ``index`` of ``group`` is shown, or None."""
+    def row_and_section_for_index(self, group: str, index: int) -> Optional[IndexPath]:
+        """Returns where view ``index`` of ``group`` is shown, or None."""
+        encoded = _encode(group, "group")
         if _index(index) is None:
             return None
-        return self._path(lib.ydb_mappings_row_and_section_for_index, index, _encode(group, "group"))
+        return self._path(lib.ydb_mappings_row_and_section_for_index, index, encoded)
 
     index_path_for_index = row_and_section_for_index
 
-    def row_for_index(self, index: int, group: str) -> Optional[int]:
+    def row_for_index(self, group: str, index: int) -> Optional[int]:
         """Returns the table row showing view ``index`` of ``group``, or None when not shown."""
+        encoded = _encode(group, "group")
         if _index(index) is None:
             return None
-        return self._size(lib.ydb_mappings_row_for_index, index, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_row_for_index, index, encoded)
 
     def range_position(self, group: str) -> Optional[RangePosition]:
         """Returns where the window of ``group`` stands in the whole group, or None."""
@@ -663,8 +680,11 @@ class Mappings(_Closeable):
         _check(status)
         return RangePosition(begin.value, end.value, length.value)
 
-    def nearest_index_path(self, row: int, group: str) -> Optional[IndexPath]:
+    def nearest_index_path(self, group: str, row: int) -> Optional[IndexPath]:
         """Returns the table position nearest to view index ``row`` of
         ``group`` (to keep a selection after its row vanished), or None when
         nothing is shown."""
-        return self._path(lib.ydb_mappings_nearest_index_path, max(row, 0), _encode(group, "group"))
+        encoded = _encode(group, "group")
+        if _index(row) is None:
+            row = 0
+        return self._path(lib.ydb_mappings_nearest_index_path, row, encoded)

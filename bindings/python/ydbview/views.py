@@ -405,8 +405,9 @@ def _require_view(transaction: "ReadTransaction", name: str) -> None:
 class ViewTransaction:
     """Queries on one view inside one transaction (``txn.view(name)``).
 
-    Lookups that find nothing return None. Indexes are positions in a group
-    (0-based); negative indexes find nothing.
+    Lookups that find nothing return None. Arguments go group first, then
+    the index in it (0-based; negative indexes find nothing); table
+    positions are one ``IndexPath`` / ``(section, row)``.
     """
 
     def __init__(self, transaction: "ReadTransaction", name: str) -> None:
@@ -488,7 +489,7 @@ class ViewTransaction:
         _check(status)
         return _ffi.take_string(collection) or "", _ffi.take_string(key) or ""
 
-    def key_at(self, index: int, group: str) -> Optional[Tuple[str, str]]:
+    def key_at(self, group: str, index: int) -> Optional[Tuple[str, str]]:
         """``(collection, key)`` of the row at ``index`` of ``group``, or None."""
         position = _index(index)
         if position is None:
@@ -506,7 +507,7 @@ class ViewTransaction:
         encoded = _encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
 
-    def row_at(self, index: int, group: str) -> Optional["Row"]:
+    def row_at(self, group: str, index: int) -> Optional["Row"]:
         """The object and metadata of the row at ``index`` of ``group``, or None."""
         from .store import Row
 
@@ -522,14 +523,14 @@ class ViewTransaction:
         return Row(self.transaction._load(_ffi.take_blob(obj, obj_size)),
                    self.transaction._load_metadata(_ffi.take_blob(meta, meta_size)))
 
-    def object_at(self, index: int, group: str) -> Any:
+    def object_at(self, group: str, index: int) -> Any:
         """Returns the object of the row at ``index`` of ``group``, or None."""
-        row = self.row_at(index, group)
+        row = self.row_at(group, index)
         return None if row is None else row.object
 
-    def metadata_at(self, index: int, group: str) -> Any:
+    def metadata_at(self, group: str, index: int) -> Any:
         """Returns the metadata of the row at ``index`` of ``group``, or None."""
-        row = self.row_at(index, group)
+        row = self.row_at(group, index)
         return None if row is None else row.metadata
 
     def position(self, collection: str, key: str) -> Optional[Tuple[str, int]]:
