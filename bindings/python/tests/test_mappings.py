@@ -78,7 +78,6 @@ def test_static_getters(setup: Any) -> None:
 
         with ui.read() as t:
             v = t.view("v")
-            assert v is not None
             assert v.key_at_index_path((1, 2), m) == ("c", "b2")
             assert v.key_at_index_path(IndexPath(1, 3), m) is None
             assert v.object_at_index_path((0, 1), m) == {"g": "a", "n": 1}

@@ -51,7 +51,6 @@ def jdb() -> Any:
 def keys(conn: ydbview.Connection, group: str, view: str = "v") -> List[str]:
     with conn.read() as t:
         v = t.view(view)
-        assert v is not None
         return [k for _c, k in v.keys(group)]
 
 
@@ -201,7 +200,6 @@ def test_queries_enumeration_and_find(jdb: ydbview.Database) -> None:
         t.set("c", "other", {"g": "h", "n": 0})
     with conn.read() as t:
         v = t.view("v")
-        assert v is not None
         assert v.groups == ["g", "h"] and v.group_count == 2
         assert v.has_group("g") and not v.has_group("zzz")
         assert v.count("g") == 5 and v.count("zzz") == 0 and v.count() == 6
@@ -400,7 +398,6 @@ def test_hostile_names(jdb: ydbview.Database) -> None:
         t.set("elsewhere", "k2", {"g": "gr\"oup ✓"})
     with conn.read() as t:
         v = t.view(view)
-        assert v is not None
         assert v.groups == ["gr\"oup ✓"]
         assert v.keys("gr\"oup ✓") == [(collection, "k'1")]
     assert jdb.registered_views == [view]
@@ -461,7 +458,6 @@ def test_random_operations_match_sorted(ops: List[tuple]) -> None:
                         t.replace_metadata("c", key, {"n": n})
         with conn.read() as t:
             v = t.view("v")
-            assert v is not None
             expected: Dict[str, List[str]] = {}
             for key, obj in sorted(model.items(), key=lambda item: (item[1]["n"], item[0])):
                 if obj["g"] is not None:
