@@ -53,14 +53,14 @@ def test_static_getters(setup: Any) -> None:
         assert m.group_for_section(2) == "c" and m.section_for_group("b") == 1
         assert m.section_for_group("zzz") is None
         assert m.number_of_items_in_group("b") == 3 and m.number_of_items_in_all_groups == 8
-        assert m.group_and_index_for_row(2, 1) == ("b", 2) and m.group_and_index_for_row(3, 1) is None
-        assert m.index_for_row_in_section(4, 0) == 4 and m.index_for_row_in_group(1, "b") == 1
-        assert m.row_and_section_for_index(2, "b") == IndexPath(1, 2)
-        assert m.index_path_for_index(3, "b") is None
-        assert m.row_for_index(4, "a") == 4
+        assert m.group_and_index_for_row(IndexPath(1, 2)) == ("b", 2) and m.group_and_index_for_row((1, 3)) is None
+        assert m.index_for_row_in_section((0, 4)) == 4 and m.index_for_row_in_group("b", 1) == 1
+        assert m.row_and_section_for_index("b", 2) == IndexPath(1, 2)
+        assert m.index_path_for_index("b", 3) is None
+        assert m.row_for_index("a", 4) == 4
         assert m.range_position("a") == RangePosition(0, 0, 5) and m.range_position("zzz") is None
-        assert m.nearest_index_path(9, "b") == IndexPath(1, 2)
-        assert m.nearest_index_path(0, "c") == IndexPath(1, 2)
+        assert m.nearest_index_path("b", 9) == IndexPath(1, 2)
+        assert m.nearest_index_path("c", 0) == IndexPath(1, 2)
 
         m.set_is_dynamic_section("c", True)
         assert m.is_dynamic_section("c") and m.number_of_sections == 2
@@ -78,7 +78,6 @@ def test_static_getters(setup: Any) -> None:
 
         with ui.read() as t:
             v = t.view("v")
-            assert v is not None
             assert v.key_at_index_path((1, 2), m) == ("c", "b2")
             assert v.key_at_index_path(IndexPath(1, 3), m) is None
             assert v.object_at_index_path((0, 1), m) == {"g": "a", "n": 1}
@@ -97,13 +96,13 @@ def test_ranges_reverse_consolidation(setup: Any) -> None:
     update(ui, m)
     m.set_range_options("a", RangeOptions.fixed(2, offset=1, pin="beginning"))
     assert m.number_of_items_in_section(0) == 2
-    assert [m.index_for_row_in_section(r, 0) for r in range(3)] == [1, 2, None]
+    assert [m.index_for_row_in_section((0, r)) for r in range(3)] == [1, 2, None]
     assert m.range_position("a") == RangePosition(1, 2, 2)
     assert m.range_options("a") == RangeOptions.fixed(2, 1, "beginning")
     m.set_range_options("a", RangeOptions.fixed(2, offset=1, pin="end"))
-    assert [m.index_for_row_in_section(r, 0) for r in range(2)] == [2, 3]
+    assert [m.index_for_row_in_section((0, r)) for r in range(2)] == [2, 3]
     assert m.range_position("a") == RangePosition(2, 1, 2)
-    assert m.row_for_index(3, "a") == 1 and m.row_for_index(0, "a") is None
+    assert m.row_for_index("a", 3) == 1 and m.row_for_index("a", 0) is None
 
     flexible = RangeOptions.flexible(2, pin="end", max_length=3, min_length=1, grow="both_sides")
     m.set_range_options("b", flexible)
@@ -125,7 +124,7 @@ def test_ranges_reverse_consolidation(setup: Any) -> None:
 
     m.set_is_reversed("b", True)
     assert m.is_reversed("b")
-    assert [m.index_for_row_in_section(r, 1) for r in range(3)] == [2, 1, 0]
+    assert [m.index_for_row_in_section((1, r)) for r in range(3)] == [2, 1, 0]
     m.set_is_reversed("b", False)
 
     m.set_cell_drawing_dependency_offsets("a", [-1, 1, 0])
@@ -138,7 +137,7 @@ def test_ranges_reverse_consolidation(setup: Any) -> None:
     assert m.is_using_consolidated_group and m.number_of_sections == 1
     assert m.group_for_section(0) == "all" and m.visible_groups == ["all"]
     assert m.auto_consolidate_groups_threshold == 10 and m.consolidated_group_name == "all"
-    assert m.group_and_index_for_row(2, 0) == ("b", 0)
+    assert m.group_and_index_for_row((0, 2)) == ("b", 0)
     m.set_auto_consolidate_groups(0, "all")
     assert not m.is_using_consolidated_group and m.number_of_sections == 2
     with pytest.raises(ValueError):
@@ -184,12 +183,16 @@ def test_bad_input(setup: Any) -> None:
     update(ui, empty)
     assert empty.number_of_sections == 0
     unknown = Mappings(["a"], "no such view")
-    with pytest.raises(ydbview.NotFoundError, match="no view named 'no such view'"):
+    with pytest.raises(ydbview.NotFoundError, match="^no view named 'no such view' is registered$") as caught:
         update(ui, unknown)
-    assert unknown.snapshot_of_last_update is None
+    assert caught.value.code == ydbview.Status.NOTFOUND
+    assert unknown.snapshot_of_last_update is None     # the refused update did not move it
+    db.unregister_view("v")
+    with pytest.raises(ydbview.NotFoundError, match="no view named 'v' is registered"):
+        update(ui, Mappings(["a"], "v"))
     with pytest.raises(TypeError):
         unknown.number_of_items_in_group(3)  # type: ignore[arg-type]
-    assert unknown.group_and_index_for_row(-1, 0) is None
+    assert unknown.group_and_index_for_row((0, -1)) is None
 
 
 def test_two_threads_share_one_mappings(setup: Any) -> None:
@@ -202,7 +205,7 @@ def test_two_threads_share_one_mappings(setup: Any) -> None:
         try:
             for i in range(300):
                 m.number_of_sections
-                m.group_and_index_for_row(i % 4, 0)
+                m.group_and_index_for_row((0, i % 4))
                 if (i + seed) % 2:
                     m.set_range_options("a", RangeOptions.fixed(1 + i % 5, offset=i % 3))
                 else:
@@ -227,3 +230,27 @@ def test_unknown_view_is_an_error_at_update() -> None:
                 mappings.update(t)
         mappings.close()
         conn.close()
+
+
+def test_argument_order_is_container_first(setup: Any) -> None:
+    """(section, row) as one IndexPath or tuple; a group before an index.
+    The old (row, section) / (index, group) calls fail loudly, never swap."""
+    db, writer, ui = setup
+    m = Mappings(["a", "b"], "v")
+    update(ui, m)
+    assert m.group_and_index_for_row(IndexPath(section=1, row=0)) == ("b", 0)
+    assert m.index_for_row_in_section(IndexPath(section=1, row=2)) == 2
+    with pytest.raises(TypeError):
+        m.group_and_index_for_row(2, 1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        m.index_for_row_in_section(0)  # type: ignore[arg-type]
+    for call in (m.index_for_row_in_group, m.row_and_section_for_index, m.row_for_index, m.nearest_index_path):
+        with pytest.raises(TypeError):
+            call(1, "b")  # type: ignore[operator]
+    path = m.row_and_section_for_index("b", 1)
+    assert path is not None and m.group_and_index_for_row(path) == ("b", 1)
+    with ui.read() as t:
+        v = t.view("v")
+        assert v.key_at("b", 1) == ("c", "b1") == v.key_at_index_path(path, m)
+        with pytest.raises(TypeError):
+            v.key_at(1, "b")  # type: ignore[arg-type]

@@ -82,6 +82,7 @@ class _Closeable:
 
     @property
     def closed(self) -> bool:
+        """True once the handle is closed (then every call raises ``MisuseError`` or ``ClosedError``)."""
         return not self._finalizer.alive
 
     def __enter__(self: _Self) -> _Self:

@@ -57,6 +57,8 @@ class InvalidArgumentError(YDBError, ValueError):
 
 
 class NotFoundError(YDBError, LookupError):
+    """Nothing by that name: an unregistered view (``YDB_NOTFOUND``). Also a ``LookupError``."""
+
     code = Status.NOTFOUND
 
 
@@ -67,10 +69,14 @@ class ClosedError(YDBError):
 
 
 class BusyError(YDBError):
+    """SQLite stayed busy (another process holds the database lock)."""
+
     code = Status.BUSY
 
 
 class SQLiteError(YDBError):
+    """SQLite failed (I/O error, disk full, not a database, ...)."""
+
     code = Status.SQLITE
 
 
@@ -81,10 +87,14 @@ class CallbackFailedError(YDBError):
 
 
 class MismatchError(YDBError):
+    """Mappings are not at the snapshot the notifications start from (``changes()``); the mappings are unchanged."""
+
     code = Status.MISMATCH
 
 
 class CorruptError(YDBError):
+    """Stored data could not be read back (a damaged database or view)."""
+
     code = Status.CORRUPT
 
 

@@ -11,8 +11,9 @@ table must do to follow the view from one snapshot to a later one).
 >>> changeset = mappings.changes(ui.begin_long_lived_read_transaction())
 >>> for change in changeset.row_changes: print(change.to_dict())
 
-Method names are YapDatabase's in snake_case; setters take the group
-first. Lookups that find nothing return None. A ``Mappings`` is meant for
+Method names are YapDatabase's in snake_case. Arguments go container
+first: a group before an index in it, a table position as one
+``IndexPath`` / ``(section, row)``. Lookups that find nothing return None. A ``Mappings`` is meant for
 one thread (like the table it drives); the C layer locks it, so sharing it
 never corrupts memory, but the answers then depend on timing.
 """
@@ -26,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTupl
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import MisuseError, NotFoundError, Status
+from .errors import MisuseError, Status
 from ._base import _Closeable, _check, _enumerate
-from .views import _NotificationList, _encode, _index, _text
+from .views import _NotificationList, _encode, _index, _require_view, _text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import CommitNotification, ReadTransaction
@@ -85,20 +86,27 @@ class RangeOptions:
 
     @classmethod
     def fixed(cls, length: int, offset: int = 0, pin: str = "beginning") -> "RangeOptions":
+        """Returns a fixed window of ``length`` rows, ``offset`` rows from
+        ``pin`` ("beginning" or "end"). Values are checked (and refused with
+        ``InvalidArgumentError``) by ``Mappings.set_range_options``."""
         return cls("fixed", length, offset, pin, length, 0, "pin_side")
 
     @classmethod
     def flexible(cls, length: int, offset: int = 0, pin: str = "beginning", *,
                  max_length: Optional[int] = None, min_length: int = 0,
                  grow: str = "pin_side") -> "RangeOptions":
+        """Returns a flexible window (it follows its rows; see the class).
+        Values are checked by ``Mappings.set_range_options``."""
         return cls("flexible", length, offset, pin, max_length, min_length, grow)
 
     @property
     def is_fixed(self) -> bool:
+        """True for a fixed window."""
         return self.kind == "fixed"
 
     @property
     def is_flexible(self) -> bool:
+        """True for a flexible window."""
         return self.kind == "flexible"
 
 
@@ -112,6 +120,8 @@ class ChangeType(enum.IntEnum):
 
 
 class SectionChangeType(enum.IntEnum):
+    """A section change's type (``YDB_SECTION_*``)."""
+
     INSERT = 1
     DELETE = 2
 
@@ -134,6 +144,7 @@ class ViewSectionChange:
     group: str
 
     def to_dict(self) -> Dict[str, Any]:
+        """Returns the change as a JSON-ready dict."""
         return {"type": self.type.name.lower(), "index": self.index, "group": self.group}
 
 
@@ -159,6 +170,7 @@ class ViewRowChange:
     key: Optional[str]
 
     def to_dict(self) -> Dict[str, Any]:
+        """Returns the change as a JSON-ready dict (index paths as ``[section, row]``)."""
         def path(value: Optional[IndexPath]) -> Optional[List[int]]:
             return None if value is None else [value.section, value.row]
 
@@ -191,9 +203,11 @@ class Changeset:
 
     @property
     def is_empty(self) -> bool:
+        """True when there are neither section nor row changes."""
         return not self.section_changes and not self.row_changes
 
     def to_dict(self) -> Dict[str, Any]:
+        """Returns the changeset as a JSON-ready dict."""
         return {"section_changes": [c.to_dict() for c in self.section_changes],
                 "row_changes": [c.to_dict() for c in self.row_changes]}
 
@@ -296,6 +310,13 @@ _SORT_TRAMPOLINE = _ffi.GROUP_SORT_FN(_call_sort)
 _RELEASE_SOURCE = _ffi.DESTRUCTOR_FN(_release_source)
 
 
+def _index_path(value: Any) -> Tuple[int, int]:
+    """``(section, row)`` from an IndexPath or a pair of ints."""
+    if isinstance(value, tuple) and len(value) == 2:
+        return value[0], value[1]
+    raise TypeError(f"an index path must be an IndexPath or a (section, row) tuple, not {value!r}")
+
+
 # ---------------------------------------------------------------------------
 # Mappings
 # ---------------------------------------------------------------------------
@@ -389,10 +410,12 @@ class Mappings(_Closeable):
 
     @property
     def view(self) -> str:
+        """The name of the view the mappings read. Raises ``MisuseError`` when closed (as every member does)."""
         return self._name(lib.ydb_mappings_view) or ""
 
     @property
     def has_dynamic_groups(self) -> bool:
+        """True for mappings made by ``Mappings.dynamic``."""
         return self._flag(lib.ydb_mappings_has_dynamic_groups)
 
     @property
@@ -408,17 +431,21 @@ class Mappings(_Closeable):
     # -- configuration --
 
     def set_is_dynamic_section(self, group: str, is_dynamic: bool) -> None:
+        """Hides the section of ``group`` while it is empty (``is_dynamic``) or always shows it."""
         _check(lib.ydb_mappings_set_dynamic_section(self._live_handle, _encode(group, "group"),
                                                     1 if is_dynamic else 0))
 
     def is_dynamic_section(self, group: str) -> bool:
+        """Returns whether the section of ``group`` is hidden while empty."""
         return self._flag(lib.ydb_mappings_is_dynamic_section, _encode(group, "group"))
 
     def set_is_dynamic_section_for_all_groups(self, is_dynamic: bool) -> None:
+        """``set_is_dynamic_section`` for every group, present and future."""
         _check(lib.ydb_mappings_set_dynamic_section_for_all_groups(self._live_handle, 1 if is_dynamic else 0))
 
     @property
     def is_dynamic_section_for_all_groups(self) -> bool:
+        """Whether every group's section is hidden while empty."""
         return self._flag(lib.ydb_mappings_is_dynamic_section_for_all_groups)
 
     def set_range_options(self, group: str, options: Optional[RangeOptions]) -> None:
@@ -462,12 +489,15 @@ class Mappings(_Closeable):
                                      min_length=out.min_length, grow=grow)
 
     def remove_range_options(self, group: str) -> None:
+        """Shows all of ``group`` again (``set_range_options(group, None)``)."""
         self.set_range_options(group, None)
 
     def set_is_reversed(self, group: str, is_reversed: bool) -> None:
+        """Shows ``group`` in reverse view order (or not)."""
         _check(lib.ydb_mappings_set_reversed(self._live_handle, _encode(group, "group"), 1 if is_reversed else 0))
 
     def is_reversed(self, group: str) -> bool:
+        """Returns whether ``group`` is shown in reverse view order."""
         return self._flag(lib.ydb_mappings_is_reversed, _encode(group, "group"))
 
     def set_cell_drawing_dependency_offsets(self, group: str, offsets: Iterable[int]) -> None:
@@ -482,6 +512,7 @@ class Mappings(_Closeable):
         self.set_cell_drawing_dependency_offsets(group, [offset])
 
     def cell_drawing_dependency_offsets(self, group: str) -> List[int]:
+        """Returns the offsets set for ``group`` (empty list: none)."""
         encoded = _encode(group, "group")
         total = c_size_t()
         _check(lib.ydb_mappings_cell_drawing_dependency_offsets(self._live_handle, encoded, None, 0,
@@ -500,22 +531,21 @@ class Mappings(_Closeable):
 
     @property
     def auto_consolidate_groups_threshold(self) -> int:
+        """The auto-consolidation threshold (0: disabled)."""
         return self._size(lib.ydb_mappings_auto_consolidate_groups_threshold) or 0
 
     @property
     def consolidated_group_name(self) -> Optional[str]:
+        """The consolidated section's name, or None when not set."""
         return self._name(lib.ydb_mappings_consolidated_group_name)
 
     # -- update and changes --
 
     def update(self, transaction: "ReadTransaction") -> None:
         """Caches the view as of ``transaction`` and moves to its snapshot.
-        Raises ``NotFoundError`` when the mappings' view is not registered
-        at that snapshot (a misspelled view name would otherwise show an
-        empty table without a word)."""
-        if not transaction.has_view(self.view):
-            raise NotFoundError(f"no view named {self.view!r} is registered at snapshot {transaction.snapshot}",
-                                Status.NOTFOUND)
+        Raises ``NotFoundError`` when the mappings' view is not registered at
+        that snapshot (the C call would read it as empty)."""
+        _require_view(transaction, self.view)
         _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
 
     def changes(self, notifications: Iterable["CommitNotification"]) -> Changeset:
@@ -554,38 +584,49 @@ class Mappings(_Closeable):
 
     @property
     def number_of_sections(self) -> int:
+        """How many sections are shown (0 before the first update)."""
         return self._size(lib.ydb_mappings_number_of_sections) or 0
 
     def number_of_items_in_section(self, section: int) -> Optional[int]:
+        """Returns the rows shown in ``section``, or None for a section that does not exist."""
         if _index(section) is None:
             return None
         return self._size(lib.ydb_mappings_number_of_items_in_section, section)
 
     def number_of_items_in_group(self, group: str) -> Optional[int]:
+        """Returns the rows shown of ``group``, or None for a group not in the mappings."""
         return self._size(lib.ydb_mappings_number_of_items_in_group, _encode(group, "group"))
 
     @property
     def number_of_items_in_all_groups(self) -> int:
+        """The rows shown in all sections."""
         return self._size(lib.ydb_mappings_number_of_items_in_all_groups) or 0
 
     @property
     def is_empty(self) -> bool:
+        """True when no row is shown."""
         return self._flag(lib.ydb_mappings_is_empty)
 
     @property
     def is_using_consolidated_group(self) -> bool:
+        """True while the groups are shown as the one consolidated section."""
         return self._flag(lib.ydb_mappings_is_using_consolidated_group)
 
     def group_for_section(self, section: int) -> Optional[str]:
+        """Returns the group shown as ``section``, or None."""
         if _index(section) is None:
             return None
         return self._name(lib.ydb_mappings_group_for_section, section)
 
     def section_for_group(self, group: str) -> Optional[int]:
+        """Returns the section showing ``group``, or None when it is not visible."""
         return self._size(lib.ydb_mappings_section_for_group, _encode(group, "group"))
 
-    def group_and_index_for_row(self, row: int, section: int) -> Optional[Tuple[str, int]]:
-        """The view group and index shown at (row, section), or None."""
+    def group_and_index_for_row(self, index_path: Tuple[int, int]) -> Optional[Tuple[str, int]]:
+        """Returns the view group and index shown at ``index_path`` (an
+        ``IndexPath`` or ``(section, row)``), or None. Raises TypeError for
+        anything else."""
+        section, row = _index_path(index_path)
         if _index(row) is None or _index(section) is None:
             return None
         group, index = c_char_p(), c_size_t()
@@ -596,30 +637,40 @@ class Mappings(_Closeable):
         _check(status)
         return _text(group.value), index.value
 
-    def index_for_row_in_section(self, row: int, section: int) -> Optional[int]:
+    def index_for_row_in_section(self, index_path: Tuple[int, int]) -> Optional[int]:
+        """Returns the view index (in its group) shown at ``index_path`` (an
+        ``IndexPath`` or ``(section, row)``), or None."""
+        section, row = _index_path(index_path)
         if _index(row) is None or _index(section) is None:
             return None
         return self._size(lib.ydb_mappings_index_for_row_in_section, row, section)
 
-    def index_for_row_in_group(self, row: int, group: str) -> Optional[int]:
+    def index_for_row_in_group(self, group: str, row: int) -> Optional[int]:
+        """Returns the view index of ``group`` shown at table ``row`` of its
+        section, or None."""
+        encoded = _encode(group, "group")
         if _index(row) is None:
             return None
-        return self._size(lib.ydb_mappings_index_for_row_in_group, row, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_index_for_row_in_group, row, encoded)
 
-    def row_and_section_for_index(self, index: int, group: str) -> Optional[IndexPath]:
-        """Where view ``index`` of ``group`` is shown, or None."""
+    def row_and_section_for_index(self, group: str, index: int) -> Optional[IndexPath]:
+        """Returns where view ``index`` of ``group`` is shown, or None."""
+        encoded = _encode(group, "group")
         if _index(index) is None:
             return None
-        return self._path(lib.ydb_mappings_row_and_section_for_index, index, _encode(group, "group"))
+        return self._path(lib.ydb_mappings_row_and_section_for_index, index, encoded)
 
     index_path_for_index = row_and_section_for_index
 
-    def row_for_index(self, index: int, group: str) -> Optional[int]:
+    def row_for_index(self, group: str, index: int) -> Optional[int]:
+        """Returns the table row showing view ``index`` of ``group``, or None when not shown."""
+        encoded = _encode(group, "group")
         if _index(index) is None:
             return None
-        return self._size(lib.ydb_mappings_row_for_index, index, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_row_for_index, index, encoded)
 
     def range_position(self, group: str) -> Optional[RangePosition]:
+        """Returns where the window of ``group`` stands in the whole group, or None."""
         begin, end, length = c_size_t(), c_size_t(), c_size_t()
         status = lib.ydb_mappings_range_position(self._live_handle, _encode(group, "group"), byref(begin),
                                                  byref(end), byref(length))
@@ -628,5 +679,11 @@ class Mappings(_Closeable):
         _check(status)
         return RangePosition(begin.value, end.value, length.value)
 
-    def nearest_index_path(self, row: int, group: str) -> Optional[IndexPath]:
-        return self._path(lib.ydb_mappings_nearest_index_path, max(row, 0), _encode(group, "group"))
+    def nearest_index_path(self, group: str, row: int) -> Optional[IndexPath]:
+        """Returns the table position nearest to view index ``row`` of
+        ``group`` (to keep a selection after its row vanished), or None when
+        nothing is shown."""
+        encoded = _encode(group, "group")
+        if _index(row) is None:
+            row = 0
+        return self._path(lib.ydb_mappings_nearest_index_path, row, encoded)

@@ -16,15 +16,23 @@ from typing import Any, Callable, Dict, Optional, Protocol, runtime_checkable
 
 @runtime_checkable
 class Serializer(Protocol):
-    def serialize(self, value: Any) -> bytes: ...
+    """What a serializer needs: ``serialize(value) -> bytes`` and ``deserialize(bytes) -> value``."""
 
-    def deserialize(self, data: bytes) -> Any: ...
+    def serialize(self, value: Any) -> bytes:
+        """Returns the bytes to store for ``value``; raises what the format
+        raises for a value it cannot store."""
+        ...
+
+    def deserialize(self, data: bytes) -> Any:
+        """Returns the value stored as ``data``."""
+        ...
 
 
 class BytesSerializer:
     """Stores bytes-like values unchanged; reads back ``bytes``."""
 
     def serialize(self, value: Any) -> bytes:
+        """Returns ``value`` as bytes; raises TypeError for anything not bytes-like."""
         if isinstance(value, (bytes, bytearray, memoryview)):
             return bytes(value)
         raise TypeError(
@@ -32,6 +40,7 @@ class BytesSerializer:
             "pass serializer=JSONSerializer() or PickleSerializer() for other values")
 
     def deserialize(self, data: bytes) -> bytes:
+        """Returns ``data`` unchanged (``bytes``)."""
         return data
 
     def __repr__(self) -> str:
@@ -49,11 +58,13 @@ class JSONSerializer:
         self.object_hook = object_hook
 
     def serialize(self, value: Any) -> bytes:
+        """Returns ``value`` as UTF-8 JSON; raises TypeError/ValueError as ``json.dumps`` does."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"),
                           sort_keys=self.sort_keys, default=self.default)
         return text.encode("utf-8")
 
     def deserialize(self, data: bytes) -> Any:
+        """Returns the value decoded from UTF-8 JSON; raises ``json.JSONDecodeError`` for anything else."""
         return json.loads(data.decode("utf-8"), object_hook=self.object_hook)
 
     def __repr__(self) -> str:
@@ -67,9 +78,11 @@ class PickleSerializer:
         self.protocol = protocol
 
     def serialize(self, value: Any) -> bytes:
+        """Returns ``value`` pickled; raises ``pickle.PicklingError`` for what cannot be pickled."""
         return pickle.dumps(value, protocol=self.protocol)
 
     def deserialize(self, data: bytes) -> Any:
+        """Returns the value unpickled from ``data`` (runs code: trusted data only)."""
         return pickle.loads(data)
 
     def __repr__(self) -> str:

@@ -35,7 +35,7 @@ from typing import (
 
 from . import _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, NotFoundError, ObserverWarning, Status
+from .errors import InvalidArgumentError, ObserverWarning, Status
 from .serializers import BytesSerializer, Serializer
 from ._base import _Closeable, _check, _enumerate
 
@@ -424,10 +424,12 @@ class Connection(_Closeable):
             lib.ydb_notification_list_free(skipped)
 
     def end_long_lived_read_transaction(self) -> None:
+        """Leaves the long-lived read: reads see the newest snapshot again."""
         _check(lib.ydb_connection_end_long_lived_read(self._handle))
 
     @property
     def is_in_long_lived_read_transaction(self) -> bool:
+        """Whether the connection is frozen at a snapshot."""
         flag = c_int()
         _check(lib.ydb_connection_is_in_long_lived_read(self._handle, byref(flag)))
         return bool(flag.value)
@@ -471,6 +473,7 @@ class ReadTransaction:
 
     @property
     def active(self) -> bool:
+        """True until the transaction ends (commit, rollback, ``end()`` or the ``with`` block)."""
         return self._finalizer.alive
 
     def __enter__(self: _Txn) -> _Txn:
@@ -481,12 +484,14 @@ class ReadTransaction:
 
     @property
     def snapshot(self) -> int:
+        """The snapshot the transaction reads. Raises ``MisuseError`` once ended."""
         out = c_uint64()
         _check(lib.ydb_txn_snapshot(self._handle, byref(out)))
         return out.value
 
     @property
     def is_read_write(self) -> bool:
+        """True for a ``ReadWriteTransaction``."""
         flag = c_int()
         _check(lib.ydb_txn_is_read_write(self._handle, byref(flag)))
         return bool(flag.value)
@@ -531,6 +536,7 @@ class ReadTransaction:
         return Row(self._load(object_bytes), self._load_metadata(metadata_bytes))
 
     def exists(self, collection: str, key: str) -> bool:
+        """Returns whether row (collection, key) exists."""
         flag = c_int()
         _check(lib.ydb_txn_exists(self._handle, _name(collection, "collection"), _name(key, "key"),
                                   byref(flag)))
@@ -549,7 +555,9 @@ class ReadTransaction:
         return out.value
 
     def collections(self) -> List[str]:
-        """Collections holding at least one row, in ascending order."""
+        """Returns the collections holding at least one row, in ascending
+        order, as a list (C enumerates them by callback only, so there is no
+        lazy form)."""
         names: List[str] = []
         _enumerate(lambda cb: lib.ydb_txn_enumerate_collections(self._handle, cb, None),
                    _ffi.NAME_FN, lambda _ctx, name: names.append(_decode(name)))
@@ -564,6 +572,9 @@ class ReadTransaction:
                    _ffi.NAME_FN, lambda _ctx, key: body(_decode(key)))
 
     def keys(self, collection: str) -> List[str]:
+        """Returns the keys of ``collection`` in ascending order as a list
+        (C enumerates them by callback only, so there is no lazy form; use
+        ``enumerate_keys`` to stop early); empty for an unknown collection."""
         keys: List[str] = []
         self.enumerate_keys(collection, keys.append)
         return keys
@@ -584,7 +595,9 @@ class ReadTransaction:
                    _ffi.ROW_FN, row)
 
     def rows(self, collection: str) -> List[Tuple[str, Any, Any]]:
-        """Every ``(key, object, metadata)`` of ``collection`` in key order."""
+        """Returns every ``(key, object, metadata)`` of ``collection`` in key
+        order as a list (C enumerates them by callback only, so there is no
+        lazy form; use ``enumerate_rows`` to stop early)."""
         found: List[Tuple[str, Any, Any]] = []
         self.enumerate_rows(collection, lambda key, obj, meta: found.append((key, obj, meta)))
         return found
@@ -596,21 +609,17 @@ class ReadTransaction:
 
     def view(self, name: str) -> "ViewTransaction":
         """Queries on view ``name`` as of this transaction. Raises
-        ``NotFoundError`` ("no view named ... is registered") when no such
-        view is registered at its snapshot; ``has_view`` asks first."""
+        ``NotFoundError`` when no such view is registered at its snapshot
+        (``has_view`` asks; ``Database.registered_views()`` lists the names)."""
         from .views import ViewTransaction
 
-        view = ViewTransaction._open(self, name)
-        if view is None:
-            raise NotFoundError(f"no view named {name!r} is registered at snapshot {self.snapshot}",
-                                Status.NOTFOUND)
-        return view
+        return ViewTransaction._open(self, name)
 
     def has_view(self, name: str) -> bool:
         """Whether view ``name`` is registered at this transaction's snapshot."""
-        from .views import ViewTransaction
-
-        return ViewTransaction._open(self, name) is not None
+        flag = c_int()
+        _check(lib.ydb_view_is_registered(self._handle, _name(name, "view name"), byref(flag)))
+        return bool(flag.value)
 
 
 class ReadWriteTransaction(ReadTransaction):
@@ -685,12 +694,15 @@ class ReadWriteTransaction(ReadTransaction):
                                             0 if meta is None else len(meta)))
 
     def touch_object(self, collection: str, key: str) -> None:
+        """Marks the object of (collection, key) changed without writing it (views and observers see a change)."""
         _check(lib.ydb_txn_touch_object(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def touch_metadata(self, collection: str, key: str) -> None:
+        """Marks the metadata of (collection, key) changed without writing it."""
         _check(lib.ydb_txn_touch_metadata(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def touch_row(self, collection: str, key: str) -> None:
+        """Marks object and metadata of (collection, key) changed without writing them."""
         _check(lib.ydb_txn_touch_row(self._handle, _name(collection, "collection"), _name(key, "key")))
 
     def remove(self, collection: str, key: str) -> None:

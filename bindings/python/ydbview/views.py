@@ -33,6 +33,7 @@ from typing import (
     Callable,
     Dict,
     Iterable,
+    Iterator,
     List,
     NamedTuple,
     Optional,
@@ -42,7 +43,7 @@ from typing import (
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, Status
+from .errors import InvalidArgumentError, NotFoundError, Status
 from ._base import _check, _enumerate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -392,11 +393,21 @@ def _index(value: int) -> Optional[int]:
     return value if value >= 0 else None
 
 
+def _require_view(transaction: "ReadTransaction", name: str) -> None:
+    """Raises NotFoundError (as C does) unless view ``name`` is registered
+    at ``transaction``'s snapshot."""
+    flag = c_int()
+    _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
+    if not flag.value:
+        raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
+
+
 class ViewTransaction:
     """Queries on one view inside one transaction (``txn.view(name)``).
 
-    Lookups that find nothing return None. Indexes are positions in a group
-    (0-based); negative indexes find nothing.
+    Lookups that find nothing return None. Arguments go group first, then
+    the index in it (0-based; negative indexes find nothing); table
+    positions are one ``IndexPath`` / ``(section, row)``.
     """
 
     def __init__(self, transaction: "ReadTransaction", name: str) -> None:
@@ -405,11 +416,9 @@ class ViewTransaction:
         self._name = _encode(name, "view name")
 
     @classmethod
-    def _open(cls, transaction: "ReadTransaction", name: str) -> Optional["ViewTransaction"]:
-
-        flag = c_int()
-        _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
-        return cls(transaction, name) if flag.value else None
+    def _open(cls, transaction: "ReadTransaction", name: str) -> "ViewTransaction":
+        _require_view(transaction, name)
+        return cls(transaction, name)
 
     @property
     def _handle(self) -> int:
@@ -422,7 +431,7 @@ class ViewTransaction:
 
     @property
     def version_tag(self) -> str:
-
+        """The version tag the view was registered with."""
         out = c_void_p()
         _check(lib.ydb_view_version_tag(self._handle, self._name, byref(out)))
         return _ffi.take_string(out) or ""
@@ -438,10 +447,11 @@ class ViewTransaction:
 
     @property
     def group_count(self) -> int:
+        """How many non-empty groups the view has."""
         return self._size(lib.ydb_view_group_count)
 
     def has_group(self, group: str) -> bool:
-
+        """Returns whether ``group`` has rows."""
         flag = c_int()
         _check(lib.ydb_view_has_group(self._handle, self._name, _encode(group, "group"), byref(flag)))
         return bool(flag.value)
@@ -457,7 +467,7 @@ class ViewTransaction:
 
     @property
     def is_empty(self) -> bool:
-
+        """True when the view holds no row."""
         flag = c_int()
         _check(lib.ydb_view_is_empty(self._handle, self._name, byref(flag)))
         return bool(flag.value)
@@ -479,7 +489,7 @@ class ViewTransaction:
         _check(status)
         return _ffi.take_string(collection) or "", _ffi.take_string(key) or ""
 
-    def key_at(self, index: int, group: str) -> Optional[Tuple[str, str]]:
+    def key_at(self, group: str, index: int) -> Optional[Tuple[str, str]]:
         """``(collection, key)`` of the row at ``index`` of ``group``, or None."""
         position = _index(index)
         if position is None:
@@ -488,14 +498,16 @@ class ViewTransaction:
         return self._key(lambda c, k: lib.ydb_view_key_at(self._handle, self._name, encoded, position, c, k))
 
     def first_key(self, group: str) -> Optional[Tuple[str, str]]:
+        """Returns ``(collection, key)`` of the first row of ``group``, or None when empty."""
         encoded = _encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_first_key(self._handle, self._name, encoded, c, k))
 
     def last_key(self, group: str) -> Optional[Tuple[str, str]]:
+        """Returns ``(collection, key)`` of the last row of ``group``, or None when empty."""
         encoded = _encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
 
-    def row_at(self, index: int, group: str) -> Optional["Row"]:
+    def row_at(self, group: str, index: int) -> Optional["Row"]:
         """The object and metadata of the row at ``index`` of ``group``, or None."""
         from .store import Row
 
@@ -511,12 +523,14 @@ class ViewTransaction:
         return Row(self.transaction._load(_ffi.take_blob(obj, obj_size)),
                    self.transaction._load_metadata(_ffi.take_blob(meta, meta_size)))
 
-    def object_at(self, index: int, group: str) -> Any:
-        row = self.row_at(index, group)
+    def object_at(self, group: str, index: int) -> Any:
+        """Returns the object of the row at ``index`` of ``group``, or None."""
+        row = self.row_at(group, index)
         return None if row is None else row.object
 
-    def metadata_at(self, index: int, group: str) -> Any:
-        row = self.row_at(index, group)
+    def metadata_at(self, group: str, index: int) -> Any:
+        """Returns the metadata of the row at ``index`` of ``group``, or None."""
+        row = self.row_at(group, index)
         return None if row is None else row.metadata
 
     def position(self, collection: str, key: str) -> Optional[Tuple[str, int]]:
@@ -532,6 +546,7 @@ class ViewTransaction:
         return _ffi.take_string(group) or "", index.value
 
     def group_of(self, collection: str, key: str) -> Optional[str]:
+        """Returns the group holding row (collection, key), or None."""
         found = self.position(collection, key)
         return None if found is None else found[0]
 
@@ -559,7 +574,8 @@ class ViewTransaction:
 
     def keys(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[Tuple[str, str]]:
-        """``(collection, key)`` of the rows of ``group`` in ``[start, stop)``."""
+        """Returns ``(collection, key)`` of the rows of ``group`` in
+        ``[start, stop)`` as a list (``iter_keys`` yields them lazily)."""
         found: List[Tuple[str, str]] = []
         self.enumerate_keys(group, lambda c, k, _i: found.append((c, k)), start=start, stop=stop,
                             reverse=reverse)
@@ -587,10 +603,60 @@ class ViewTransaction:
 
     def rows(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[ViewRow]:
-        """The rows of ``group`` in ``[start, stop)`` as ViewRows."""
+        """Returns the rows of ``group`` in ``[start, stop)`` as a list of
+        ViewRows (``iter_rows`` yields them lazily)."""
         found: List[ViewRow] = []
         self.enumerate_rows(group, lambda row, _i: found.append(row), start=start, stop=stop, reverse=reverse)
         return found
+
+    #: Rows fetched per C call by the iterators.
+    _CHUNK = 256
+
+    def _chunks(self, group: str, start: int, stop: Optional[int], reverse: bool) -> Iterator[Tuple[int, int]]:
+        """``[lower, upper)`` slices of ``[start, stop)`` in iteration order."""
+        lower, upper = self._bounds(start, stop)
+        upper = min(upper, self.count(group))
+        if reverse:
+            hi = upper
+            while hi > lower:
+                lo = max(lower, hi - self._CHUNK)
+                yield lo, hi
+                hi = lo
+        else:
+            lo = lower
+            while lo < upper:
+                hi = min(upper, lo + self._CHUNK)
+                yield lo, hi
+                lo = hi
+
+    def iter_keys(self, group: str, start: int = 0, stop: Optional[int] = None,
+                  reverse: bool = False) -> Iterator[Tuple[str, str]]:
+        """Yields ``(collection, key)`` of the rows of ``group`` with
+        ``start <= index < stop`` (backwards when ``reverse``), lazily: the
+        rows are read from C a chunk at a time, and no C call is in progress
+        between two items. Raises ``ValueError`` for negative or crossed
+        bounds (when the iteration starts), ``MisuseError`` when the
+        transaction ends before the iteration does. Writing to the view in
+        the same transaction while iterating gives unspecified (but safe)
+        results."""
+        self._bounds(start, stop)  # fail before the first next()
+        return self._iter(group, start, stop, reverse,
+                          lambda lo, hi: self.keys(group, lo, hi, reverse=reverse))
+
+    def iter_rows(self, group: str, start: int = 0, stop: Optional[int] = None,
+                  reverse: bool = False) -> Iterator[ViewRow]:
+        """Like ``iter_keys``, yielding ``ViewRow``s with object and metadata."""
+        self._bounds(start, stop)
+        return self._iter(group, start, stop, reverse,
+                          lambda lo, hi: self.rows(group, lo, hi, reverse=reverse))
+
+    def _iter(self, group: str, start: int, stop: Optional[int], reverse: bool,
+              fetch: Callable[[int, int], List[Any]]) -> Iterator[Any]:
+        for lo, hi in self._chunks(group, start, stop, reverse):
+            chunk = fetch(lo, hi)
+            yield from chunk
+            if len(chunk) < hi - lo:
+                return  # the group shrank under us (a write in this transaction)
 
     # -- find --
 
@@ -645,10 +711,12 @@ class ViewTransaction:
         return _ffi.take_blob(data, size)
 
     def object_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        """Returns the object shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load(
             self._blob_at_index_path(lib.ydb_view_object_at_index_path, index_path, mappings))
 
     def metadata_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+        """Returns the metadata shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load_metadata(
             self._blob_at_index_path(lib.ydb_view_metadata_at_index_path, index_path, mappings))
 
