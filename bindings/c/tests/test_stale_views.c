@@ -69,6 +69,18 @@ int main(void) {
     db = open_db();
     CHECK(register_v(db, &counter) == YDB_VIEW_BUILT);
     CHECK_RC(ydb_view_registration_outcome(db, "nosuch", &outcome), YDB_NOTFOUND);
+    CHECK(strstr(ydb_errmsg(), "no view named 'nosuch' is registered") != NULL);
+    {   /* Reading through an unknown view names it too. */
+        ydb_connection *reader = NULL;
+        ydb_txn *txn = NULL;
+        size_t count = 0;
+        REQUIRE_OK(ydb_connection_open(db, &reader));
+        REQUIRE_OK(ydb_txn_begin_read(reader, &txn));
+        CHECK_RC(ydb_view_count_all(txn, "nosuch", &count), YDB_NOTFOUND);
+        CHECK(strstr(ydb_errmsg(), "no view named 'nosuch'") != NULL);
+        ydb_txn_end(txn);
+        ydb_connection_close(reader);
+    }
     REQUIRE_OK(ydb_connection_open(db, &conn));
     CHECK_OK(set_row(conn, "c", "a", "g:1"));
     CHECK_OK(set_row(conn, "c", "b", "g:2"));
