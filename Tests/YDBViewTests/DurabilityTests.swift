@@ -152,12 +152,3 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "Database.close() deadlocked")
     }
 }
-
-/// A value shared between threads.
-final class Locked<Value>: @unchecked Sendable {   // guarded by `lock`
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
-}

@@ -148,14 +148,14 @@ final class EdgeTests: XCTestCase, @unchecked Sendable {
     func withWatchdog(seconds: Double = 30, file: StaticString = #filePath, line: UInt = #line,
                       _ body: @escaping @Sendable () throws -> Void) {
         let done = DispatchSemaphore(value: 0)
-        let failure = LockedBox<Error?>(nil)
+        let failure = Locked<Error?>(nil)
         Thread.detachNewThread {
-            do { try body() } catch { failure.set(error) }
+            do { try body() } catch { failure.mutate { $0 = error } }
             done.signal()
         }
         if done.wait(timeout: .now() + seconds) == .timedOut {
             XCTFail("hung for \(seconds) s", file: file, line: line)
-        } else if let error = failure.get() {
+        } else if let error = failure.value {
             XCTFail("\(error)", file: file, line: line)
         }
     }
@@ -191,19 +191,19 @@ final class EdgeTests: XCTestCase, @unchecked Sendable {
         defer { database.close() }
         let connection = try database.newConnection(), other = try database.newConnection()
         let began = DispatchSemaphore(value: 0), mayCommit = DispatchSemaphore(value: 0)
-        let order = LockedBox<[String]>([])
+        let order = Locked<[String]>([])
         withWatchdog {
             let transaction = try connection.beginReadWriteTransaction()
             Thread.detachNewThread {
                 began.signal()
                 let second = try? other.beginReadWriteTransaction()   // waits for the first
-                order.set(order.get() + ["second began"])
+                order.mutate { $0.append("second began") }
                 second?.rollback()
                 mayCommit.signal()
             }
             began.wait()
             usleep(100_000)
-            order.set(order.get() + ["first commits"])
+            order.mutate { $0.append("first commits") }
             let committed = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 try? transaction.commit()   // ended on another thread
@@ -213,15 +213,6 @@ final class EdgeTests: XCTestCase, @unchecked Sendable {
             mayCommit.wait()
             try connection.readWrite { _ in }   // this thread may write again
         }
-        XCTAssertEqual(order.get(), ["first commits", "second began"])
+        XCTAssertEqual(order.value, ["first commits", "second began"])
     }
-}
-
-/// A value shared between threads.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
