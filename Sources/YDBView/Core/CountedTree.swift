@@ -66,13 +66,13 @@ struct CountedTree<Key: Comparable, Value> {
     /// exercise splits and merges with few elements.
     let capacity: Int
 
-    init(capacity: Int = 64) {
+    init(capacity: Int = Tuning.treeCapacity) {
         precondition(capacity >= 4)
         self.capacity = capacity
     }
 
     /// Builds a tree from elements already sorted by strictly increasing key, in O(n).
-    init<S: Sequence>(sorted elements: S, capacity: Int = 64) where S.Element == (Key, Value) {
+    init<S: Sequence>(sorted elements: S, capacity: Int = Tuning.treeCapacity) where S.Element == (Key, Value) {
         self.init(capacity: capacity)
         let fill = Swift.max(2, capacity * 3 / 4)
         var level: [Node] = []
@@ -222,6 +222,7 @@ struct CountedTree<Key: Comparable, Value> {
     }
 
     private func split(_ node: Node) -> Node {
+        RarePaths.shared.count(\.splits)
         let half = node.keys.count / 2
         let right: Node
         if node.isLeaf {
@@ -285,6 +286,7 @@ struct CountedTree<Key: Comparable, Value> {
         let left = slot > 0 ? slot - 1 : slot
         let right = left + 1
         guard node.children[left].keys.count + node.children[right].keys.count <= capacity else { return }
+        RarePaths.shared.count(\.merges)
         if !isKnownUniquelyReferenced(&node.children[left]) {
             node.children[left] = node.children[left].copy()
         }
@@ -327,6 +329,7 @@ extension CountedTree {
                 if let expected = leafDepth, expected != depth { return "leaves at different depths" }
                 leafDepth = depth
                 if node.keys.count != node.values.count { return "leaf keys/values mismatch" }
+                if node.keys.count > capacity { return "leaf over capacity" }
                 if node.total != node.keys.count { return "leaf total wrong" }
                 if node.keys.isEmpty { return "empty leaf" }
                 for key in node.keys {

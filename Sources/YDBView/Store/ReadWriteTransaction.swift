@@ -50,6 +50,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         var logs: [Name: ViewCommitLog] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
         for (name, writer) in writers {
+            if Tuning.checksInvariants { try writer.checkInvariants(storedIn: handle) }
             newState.views[name] = writer.instance
             if let log = writer.finish(snapshotBefore: startSnapshot, snapshot: snapshot) {
                 logs[name] = log
@@ -287,7 +288,11 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        for name in state.views.names { try body(writer(named: name.value)!) }
+        for name in state.views.names {
+            let writer = writer(named: name.value)!
+            try body(writer)
+            if Tuning.checksInvariants { writer.checkInvariants() }
+        }
     }
 
     /// The working copy of a view, for queries inside this transaction.

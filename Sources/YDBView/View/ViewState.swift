@@ -10,7 +10,7 @@ typealias GroupTree = CountedTree<Int64, Int64>
 /// The contents of one view as of one snapshot. A value: copies share
 /// structure, and a copy never sees later changes.
 struct ViewState: ViewContents {
-    var groups = CountedTree<GroupName, GroupTree>(capacity: 32)
+    var groups = CountedTree<GroupName, GroupTree>()
     var places = CountedTree<Int64, RowPlace>()
 
     var groupNames: [String] {
@@ -83,7 +83,7 @@ enum OrderLabels {
     /// ±2^61 keeps every difference of two labels within Int64.
     static let highest: Int64 = 1 << 61
     /// Gap left after the last row by appends (and before the first by prepends).
-    static let step: Int64 = 1 << 32
+    static let step: Int64 = Tuning.labelStep
 
     /// A label strictly between `left` and `right` (nil bounds: the ends of
     /// the label space), or nil when there is no room.
@@ -113,7 +113,8 @@ enum OrderLabels {
             let right = upper == tree.count ? highest : tree.element(at: upper)!.key
             let slots = Int64(upper - lower + 1)
             let gap = (right - left) / (slots + 1)
-            if gap >= 1 << 10 || (lower == 0 && upper == tree.count) {
+            if gap >= Tuning.relabelGap || (lower == 0 && upper == tree.count) {
+                RarePaths.shared.count(\.relabels)
                 precondition(gap >= 1, "label space exhausted")
                 var labels: [Int64] = []
                 var newLabel: Int64 = 0
@@ -126,5 +127,34 @@ enum OrderLabels {
             }
             width *= 2
         }
+    }
+}
+
+extension ViewState {
+    /// Every structural rule of a view's contents, or the first one broken:
+    /// the trees' own invariants, no empty group, and `places` and the group
+    /// trees describing the same rows (each row once, under its label).
+    /// Debug builds check it after every view update.
+    func invariantViolation() -> String? {
+        if let problem = places.checkInvariants() { return "places: \(problem)" }
+        if let problem = groups.checkInvariants() { return "groups: \(problem)" }
+        var rows = 0
+        var problem: String?
+        groups.forEach { name, tree in
+            if tree.isEmpty { problem = "group \(name) is empty"; return false }
+            if let broken = tree.checkInvariants() { problem = "group \(name): \(broken)"; return false }
+            rows += tree.count
+            return true
+        }
+        if let problem { return problem }
+        if rows != places.count { return "groups hold \(rows) rows, places \(places.count)" }
+        places.forEach { rowid, place in
+            guard group(place.group)?.value(for: place.label) == rowid else {
+                problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
+                return false
+            }
+            return true
+        }
+        return problem
     }
 }

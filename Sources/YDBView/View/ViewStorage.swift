@@ -153,7 +153,7 @@ enum InsertHint {
 /// new state, and copying a dictionary of every view made registration
 /// cost grow with the number of views; the tree copies one path.
 struct ViewRegistry {
-    private var tree = CountedTree<Name, ViewInstance>(capacity: 32)
+    private var tree = CountedTree<Name, ViewInstance>()
 
     subscript(name: Name) -> ViewInstance? {
         get { tree.value(for: name) }

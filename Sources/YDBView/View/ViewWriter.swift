@@ -178,6 +178,34 @@ final class ViewWriter {
         return object && metadata ? .row : object ? .object : metadata ? .metadata : .key
     }
 
+    // MARK: Invariants (debug builds, after every update)
+
+    func checkInvariants() {
+        if let problem = state.invariantViolation() {
+            preconditionFailure("view '\(instance.name)': \(problem)")
+        }
+    }
+
+    /// Also: the view's stored rows are exactly its rows in memory.
+    func checkInvariants(storedIn handle: SQLiteHandle) throws {
+        checkInvariants()
+        guard let id = instance.storageID else { return }
+        var stored: [Int64: (String, Int64)] = [:]
+        let owned = try handle.uncachedStatement("SELECT row, grp, label FROM ydb_view_rows WHERE view = ?1")
+        owned.statement.bind(1, id)
+        while try owned.statement.step() {
+            stored[owned.statement.int64(0)] = (owned.statement.string(1), owned.statement.int64(2))
+        }
+        precondition(stored.count == state.totalCount,
+                     "view '\(instance.name)': \(stored.count) stored rows, \(state.totalCount) in memory")
+        state.places.forEach { rowid, place in
+            let row = stored[rowid]
+            precondition(row.map { bytesEqual($0.0, place.group) && $0.1 == place.label } ?? false,
+                         "view '\(instance.name)': row \(rowid) stored as \(String(describing: row)), in memory \(place)")
+            return true
+        }
+    }
+
     // MARK: Finishing
 
     /// Logs groups that are empty at commit and returns the commit's log (nil

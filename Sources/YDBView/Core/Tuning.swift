@@ -1,0 +1,39 @@
+/// Sizes that decide how often the engine's rare paths run. Debug builds
+/// (the test suite) make them tiny, so that node splits and merges and
+/// label relabelling happen in ordinary tests, with every view update
+/// checked against its invariants; release builds use the real sizes.
+enum Tuning {
+    #if DEBUG
+    static let treeCapacity = 8
+    /// Gap left between order labels by appends and population.
+    static let labelStep: Int64 = 8
+    /// Smallest gap a relabelled window may leave between labels.
+    static let relabelGap: Int64 = 2
+    static let checksInvariants = true
+    #else
+    static let treeCapacity = 64
+    static let labelStep: Int64 = 1 << 32
+    static let relabelGap: Int64 = 1 << 10
+    static let checksInvariants = false
+    #endif
+}
+
+/// How often the rare paths ran (counted in debug builds only), so a test
+/// can show that they did.
+package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
+    package struct Counts: Equatable, Sendable {
+        package var splits = 0, merges = 0, relabels = 0
+    }
+    private let lock = Mutex()
+    private var counts = Counts()
+
+    package static let shared = RarePaths()
+
+    package var current: Counts { lock.withLock { counts } }
+
+    func count(_ path: WritableKeyPath<Counts, Int>) {
+        #if DEBUG
+        lock.withLock { counts[keyPath: path] += 1 }
+        #endif
+    }
+}
