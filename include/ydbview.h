@@ -192,6 +192,11 @@ int ydb_libversion_number(void);
 ** forever. Never NULL.
 */
 int ydb_errcode(void);
+/* ydb_errcode_sqlite() returns SQLite's extended result code behind the
+** calling thread's last failure when SQLite reported it (e.g. SQLITE_FULL,
+** SQLITE_IOERR_WRITE, SQLITE_CONSTRAINT_NOTNULL), 0 otherwise: a full disk
+** and an I/O error differ here although both are YDB_SQLITE. */
+int ydb_errcode_sqlite(void);
 const char *ydb_errmsg(void);
 const char *ydb_errstr(int status);
 

@@ -80,6 +80,8 @@ func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: Stri
 /// exits. Holds the last error and how deep the thread is in commit observers.
 final class LastError {
     var code: Int32 = 0
+    /// SQLite's extended result code behind `code`, or 0.
+    var sqliteCode: Int32 = 0
     var message: UnsafeMutablePointer<CChar>?
     var observerDepth = 0
     /// How deep the thread is in view callbacks (grouping, sorting, find,
@@ -89,9 +91,10 @@ final class LastError {
 
     deinit { free(message) }
 
-    func set(_ code: Int32, _ text: String) {
+    func set(_ code: Int32, _ text: String, sqliteCode: Int32 = 0) {
         free(message)
         self.code = code
+        self.sqliteCode = sqliteCode
         message = strdup(text)
     }
 }
@@ -119,10 +122,11 @@ func currentLastError(create: Bool) -> LastError? {
 func run(_ body: () throws -> Void) -> Int32 {
     do {
         try body()
-        currentLastError(create: false)?.code = 0
+        if let state = currentLastError(create: false) { state.code = 0; state.sqliteCode = 0 }
         return 0
     } catch let error as YDBError {
-        return fail(error.code.rawValue, error.message)
+        currentLastError(create: true)?.set(error.code.rawValue, error.message, sqliteCode: error.sqliteCode ?? 0)
+        return error.code.rawValue
     } catch {
         return fail(YDBErrorCode.error.rawValue, String(describing: error))
     }

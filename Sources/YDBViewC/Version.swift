@@ -43,6 +43,12 @@ public func ydb_libversion_number() -> Int32 { libraryVersionNumber }
 @_cdecl("ydb_errcode")
 public func ydb_errcode() -> Int32 { currentLastError(create: false)?.code ?? 0 }
 
+@_cdecl("ydb_errcode_sqlite")
+public func ydb_errcode_sqlite() -> Int32 {
+    guard let state = currentLastError(create: false), state.code != 0 else { return 0 }
+    return state.sqliteCode
+}
+
 @_cdecl("ydb_errmsg")
 public func ydb_errmsg() -> UnsafePointer<CChar> {
     guard let state = currentLastError(create: false), state.code != 0,

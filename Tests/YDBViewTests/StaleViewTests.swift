@@ -80,3 +80,16 @@ final class StaleViewTests: XCTestCase {
         XCTAssertEqual(try database.newConnection().read { try $0.view("w")!.dump()["g"] }, ["k"])
     }
 }
+
+extension StaleViewTests {
+    /// SQLite's extended result code stays on the error.
+    func testSQLiteCodeIsKept() throws {
+        try Array("this is not an SQLite database, not even close -- ".utf8).withUnsafeBytes { bytes in
+            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        }
+        XCTAssertThrowsError(try Database(path: path)) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .corrupt)
+            XCTAssertEqual((error as? YDBError)?.sqliteCode, 26)   // SQLITE_NOTADB
+        }
+    }
+}

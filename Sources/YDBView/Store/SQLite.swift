@@ -56,7 +56,7 @@ final class SQLiteHandle {
             : primary == SQLITE_TOOBIG ? .tooBig : .sqlite
         // SQLite's message for a too-long value or row names no sizes.
         let limit = code == .tooBig ? " (the limit is \(maxValueBytes) bytes; the row may be larger)" : ""
-        return YDBError(code, "\(context): \(errorMessage)\(limit) (sqlite code \(rc))")
+        return YDBError(code, "\(context): \(errorMessage)\(limit) (sqlite code \(rc))", sqliteCode: rc)
     }
 
     /// Runs SQL that returns no rows (may hold several statements).

@@ -31,10 +31,15 @@ public enum YDBErrorCode: Int32, Sendable {
 public struct YDBError: Error, CustomStringConvertible, Sendable {
     public let code: YDBErrorCode
     public let message: String
+    /// SQLite's extended result code when SQLite reported the failure
+    /// (e.g. 13 SQLITE_FULL, 10 | 3<<8 SQLITE_IOERR_WRITE), else nil: a full
+    /// disk and an I/O error are told apart without reading the message.
+    public let sqliteCode: Int32?
 
-    public init(_ code: YDBErrorCode, _ message: String) {
+    public init(_ code: YDBErrorCode, _ message: String, sqliteCode: Int32? = nil) {
         self.code = code
         self.message = message
+        self.sqliteCode = sqliteCode
     }
 
     public var description: String { "YDBError(\(code)): \(message)" }

@@ -142,6 +142,24 @@ int main(void) {
         CHECK(schema_version() == before);
     }
 
+    /* SQLite's own code survives: a file that is not a database. */
+    {
+        FILE *file = fopen(path, "wb");
+        REQUIRE_OK(file != NULL ? YDB_OK : YDB_ERROR);
+        fputs("this is not an SQLite database, not even close -- 0123456789abcdef0123456789abcdef", file);
+        fclose(file);
+        for (int suffix = 0; suffix < 2; suffix++) {
+            char side[sizeof path + 8];
+            snprintf(side, sizeof side, "%s%s", path, suffix == 0 ? "-wal" : "-shm");
+            unlink(side);
+        }
+        CHECK_RC(ydb_database_open(path, &db), YDB_CORRUPT);
+        CHECK(ydb_errcode_sqlite() == SQLITE_NOTADB);
+        CHECK_OK(ydb_database_open(NULL, &db));
+        CHECK(ydb_errcode_sqlite() == 0);
+        ydb_database_close(db);
+    }
+
     unlink(path);
     return check_summary();
 }

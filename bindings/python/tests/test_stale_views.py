@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import List
 
+import pytest
+
 import ydbview
 from ydbview import RegistrationOutcome
 
@@ -91,3 +93,11 @@ def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> Non
     check.close()
     assert "ydb_view_1" not in tables and "ydb_view_rows" in tables
     assert version == 2
+
+
+def test_sqlite_code_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "not-a-database.sqlite"
+    path.write_bytes(b"this is not an SQLite database, not even close -- " * 4)
+    with pytest.raises(ydbview.CorruptError) as caught:
+        ydbview.Database(str(path))
+    assert caught.value.sqlite_code == 26     # SQLITE_NOTADB

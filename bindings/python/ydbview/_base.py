@@ -23,7 +23,7 @@ def _check(status: int) -> None:
         raise callback_error
     if status != Status.OK:
         _, message = _ffi.last_error()
-        raise error_for(status, message)
+        raise error_for(status, message, _ffi.lib.ydb_errcode_sqlite())
 
 
 class _Guarded:

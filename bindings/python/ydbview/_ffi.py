@@ -120,6 +120,7 @@ _SIGNATURES = {
     "ydb_libversion": (c_char_p, []),
     "ydb_libversion_number": (c_int, []),
     "ydb_errcode": (c_int, []),
+    "ydb_errcode_sqlite": (c_int, []),
     "ydb_errmsg": (c_char_p, []),
     "ydb_errstr": (c_char_p, [c_int]),
     "ydb_free": (None, [c_void_p]),

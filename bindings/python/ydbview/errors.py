@@ -29,10 +29,14 @@ class YDBError(Exception):
     """A call into ydbview failed. ``code`` is the C status, ``message`` its text."""
 
     code: int = Status.ERROR
+    #: SQLite's extended result code when SQLite reported the failure (e.g.
+    #: 13 for SQLITE_FULL), else 0.
+    sqlite_code: int = 0
 
-    def __init__(self, message: str, code: int | None = None) -> None:
+    def __init__(self, message: str, code: int | None = None, sqlite_code: int = 0) -> None:
         super().__init__(message)
         self.message = message
+        self.sqlite_code = sqlite_code
         if code is not None:
             self.code = code
 
@@ -136,7 +140,7 @@ _BY_CODE: Dict[int, Type[YDBError]] = {
 }
 
 
-def error_for(code: int, message: str) -> YDBError:
+def error_for(code: int, message: str, sqlite_code: int = 0) -> YDBError:
     """The exception for a C status code (unknown codes give plain YDBError)."""
     cls = _BY_CODE.get(code, YDBError)
-    return cls(message, code)
+    return cls(message, code, sqlite_code)
