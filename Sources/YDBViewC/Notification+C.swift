@@ -127,12 +127,8 @@ public func ydb_notification_changed_row_count(_ handle: OpaquePointer?,
 public func ydb_notification_enumerate_changed_rows(_ handle: OpaquePointer?, _ callback: CRowChangeCallback?,
                                                     _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let changes = try notification(handle).changedRows
+        let ordered = try notification(handle).orderedChangedRows
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        let ordered = changes.sorted { lhs, rhs in
-            lhs.key.collection == rhs.key.collection
-                ? utf8Order(lhs.key.key, rhs.key.key) : utf8Order(lhs.key.collection, rhs.key.collection)
-        }
         for (row, kind) in ordered {
             let result = row.collection.withCString { collection in
                 row.key.withCString { key in callback(ctx, collection, key, UInt32(kind.rawValue)) }
@@ -146,7 +142,7 @@ public func ydb_notification_enumerate_changed_rows(_ handle: OpaquePointer?, _ 
 public func ydb_notification_enumerate_removed_collections(_ handle: OpaquePointer?, _ callback: CNameCallback?,
                                                            _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let names = try notification(handle).removedCollections.sorted(by: utf8Order)
+        let names = try notification(handle).removedCollections   // byte order already
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
         for name in names {
             if name.withCString({ callback(ctx, $0) }) != 0 { break }

@@ -26,6 +26,10 @@ public final class CommitNotification: @unchecked Sendable {
     /// are not listed individually: see `removedCollections` and `removedAll`.
     /// Keys are compared as bytes: two spellings of "é" are two rows.
     public let changedRows: [RowKey: RowChangeKind]
+    /// `changedRows` in a stable order: by collection, then key, as bytes.
+    public var orderedChangedRows: [(row: RowKey, change: RowChangeKind)] {
+        changedRows.sorted { $0.key < $1.key }.map { (row: $0.key, change: $0.value) }
+    }
     /// Collections emptied by `removeAllObjects(inCollection:)`, in byte order.
     public var removedCollections: [String] { removedCollectionNames.sorted().map(\.value) }
     public let removedAll: Bool
