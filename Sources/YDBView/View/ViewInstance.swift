@@ -1,0 +1,19 @@
+/// A registered view as of one snapshot: its definition, where it is stored
+/// and its contents.
+struct ViewInstance {
+    let name: String
+    var definition: View
+    /// The storage table id; nil for a non-persistent view.
+    var storageID: Int64?
+    var state: ViewState
+    /// Where the last insert landed, so the next one can try there first.
+    var hint: InsertHint = .none
+    /// How its registration built it.
+    var registration: ViewRegistrationOutcome = .built
+}
+
+enum InsertHint {
+    case none
+    case beginning(String)
+    case end(String)
+}
