@@ -50,7 +50,16 @@ final class EngineRandomTests: XCTestCase {
     /// view log replayed on the old contents gives the new contents, and a
     /// reopened database loads exactly the same view without callbacks.
     func testViewMatchesFromScratchSortAndLogsReplay() throws {
-        for seed in Self.seeds(7_000, 30) {
+        try viewMatchesFromScratchSortAndLogsReplay(keyed: false)
+    }
+
+    /// The same with the sort-key form of the same order.
+    func testSortKeyViewMatchesFromScratchSortAndLogsReplay() throws {
+        try viewMatchesFromScratchSortAndLogsReplay(keyed: true)
+    }
+
+    private func viewMatchesFromScratchSortAndLogsReplay(keyed: Bool) throws {
+        for seed in Self.seeds(keyed ? 8_000 : 7_000, 30) {
             var rng = SeededGenerator(seed: seed)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-random-\(seed)-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -59,7 +68,7 @@ final class EngineRandomTests: XCTestCase {
             var final: [String: [String]] = [:]
             do {
                 let database = try Database(path: path)
-                try database.registerView(rankView(), name: "v")
+                try database.registerView(rankView(keyed: keyed), name: "v")
                 let observed = Locked<[ViewCommitLog]>([])
                 database.addCommitObserver { notification in
                     if let log = notification.viewLog(named: "v") { observed.mutate { $0.append(log) } }
@@ -81,7 +90,7 @@ final class EngineRandomTests: XCTestCase {
             }
             let counter = CallCounter()
             let reopened = try Database(path: path)
-            try reopened.registerView(rankView(counter: counter), name: "v")
+            try reopened.registerView(rankView(counter: counter, keyed: keyed), name: "v")
             XCTAssertEqual(counter.grouping + counter.sorting, 0)
             XCTAssertEqual(try reopened.newConnection().read { try $0.view("v")!.dump() }, final, "seed \(seed)")
             reopened.close()
@@ -141,6 +150,8 @@ final class EngineRandomTests: XCTestCase {
             let database = try Database(path: nil)
             defer { database.close() }
             try database.registerView(rankView(persistent: Bool.random(using: &rng)), name: "view")
+            // The sort-key form of the same order must give the same changesets.
+            try database.registerView(rankView(persistent: Bool.random(using: &rng), keyed: true), name: "keyed")
             let writer = try database.newConnection()
             var ignored = Set<RowKey>()
             try writer.readWrite { t in
@@ -150,7 +161,8 @@ final class EngineRandomTests: XCTestCase {
             try reader.beginLongLivedReadTransaction()
             let config = RandomScenario.config(using: &rng)
             let mappings = config.make(view: "view")
-            try reader.read { try mappings.update(with: $0) }
+            let keyedMappings = config.make(view: "keyed")
+            try reader.read { try mappings.update(with: $0); try keyedMappings.update(with: $0) }
             for round in 0 ..< Int.random(in: 1 ... 4, using: &rng) {
                 let oldContents = try reader.read { try $0.viewContents(named: "view") }
                 let oldTable = Table(mappings: mappings, contents: oldContents)
@@ -162,6 +174,9 @@ final class EngineRandomTests: XCTestCase {
                 }
                 let notifications = try reader.beginLongLivedReadTransaction()
                 let changeset = try mappings.changes(for: notifications)
+                let keyedChangeset = try keyedMappings.changes(for: notifications)
+                XCTAssertEqual(keyedChangeset.sectionChanges, changeset.sectionChanges, "seed \(seed) round \(round)")
+                XCTAssertEqual(keyedChangeset.rowChanges, changeset.rowChanges, "seed \(seed) round \(round)")
                 changesets += 1
                 if !changeset.isEmpty { nonEmpty += 1 }
                 readded += changeset.rowChanges.filter { $0.originalRowid != $0.rowid }.count

@@ -81,6 +81,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     public func rollback() {
         connection.lock.withLock {
             guard !ended else { return }
+            for writer in writers.values { writer.rolledBack() }
             handle.resetAll()
             try? handle.execute("ROLLBACK")
             markEnded()

@@ -1,7 +1,7 @@
 /// The on-disk layout. Bump `currentVersion` and add a migration step when
 /// it changes; a database written by a newer release is refused.
 enum Schema {
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     static let create = """
         CREATE TABLE IF NOT EXISTS ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -48,6 +48,12 @@ enum Schema {
         UPDATE ydb_meta SET value = 2 WHERE name = 'schema_version';
         """
 
+    /// Version 3: views of the sort-key form store each row's key.
+    static let migrateToVersion3 = """
+        ALTER TABLE ydb_view_rows ADD COLUMN sort_key BLOB;
+        UPDATE ydb_meta SET value = 3 WHERE name = 'schema_version';
+        """
+
     /// Creates or checks the schema; returns the current snapshot number.
     static func prepare(_ handle: SQLiteHandle) throws -> UInt64 {
         try handle.execute("BEGIN IMMEDIATE")
@@ -66,6 +72,7 @@ enum Schema {
                 try dropVersion1ViewTables(handle)
                 try handle.execute(migrateToVersion2)
             }
+            if (stored ?? 1) < 3 { try handle.execute(migrateToVersion3) }
             // Rows changed by another program since this library's last commit:
             // no stored view saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {

@@ -88,25 +88,67 @@ public struct ViewGrouping: Sendable {
     }
 }
 
-/// Orders two rows of one group. Must be a consistent total order for the
-/// view to be sorted; an inconsistent one never crashes, it only leaves the
-/// order unspecified.
+/// Orders the rows of one group, in one of two forms:
+///
+/// - a comparator, which orders two rows (YapDatabase's sorting block);
+/// - a sort key, which maps one row to bytes (`SortKey`); rows sort by
+///   their keys' bytes. The engine keeps every key in memory and stores it
+///   with the view, so it calls back once per row instead of once per
+///   comparison, and never reads rows back to place a changed one.
+///
+/// Either must be a consistent total order for the view to be sorted; an
+/// inconsistent comparator never crashes, it only leaves the order
+/// unspecified. Rows that compare equal keep the order they arrived in.
 ///
 /// ```swift
-/// let sorting = ViewSorting(flavour: .key) { group, a, b in a.key < b.key ? .ascending : a.key == b.key ? .same : .descending }
+/// let byKey = ViewSorting(flavour: .key) { group, a, b in a.key < b.key ? .ascending : a.key == b.key ? .same : .descending }
+/// let byKeyToo = ViewSorting(flavour: .key, key: { group, row in var k = SortKey(); k.append(row.key); return k })
 /// ```
 ///
-/// The body is `@Sendable`: it runs on whichever thread commits a write.
+/// The bodies are `@Sendable`: they run on whichever thread commits a write.
 public struct ViewSorting: Sendable {
+    public typealias Comparator = @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder
+    public typealias KeyFunction = @Sendable (String, ViewRow) throws -> SortKey
+
+    enum Form {
+        case comparator(Comparator)
+        case key(KeyFunction)
+    }
+
     public let flavour: ViewFlavour
     public let options: InvokeOptions
-    public let body: @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder
+    let form: Form
 
-    public init(flavour: ViewFlavour, options: InvokeOptions? = nil,
-                _ body: @escaping @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder) {
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
-        self.body = body
+        form = .comparator(body)
+    }
+
+    /// The sort-key form: `key` returns the row's key in `group`.
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping KeyFunction) {
+        self.flavour = flavour
+        self.options = options ?? flavour.defaultInvokeOptions
+        form = .key(key)
+    }
+
+    /// Whether this is the sort-key form.
+    public var usesSortKeys: Bool {
+        if case .key = form { return true }
+        return false
+    }
+
+    /// Orders two rows of `group`, whichever the form (the key form
+    /// compares the two rows' keys).
+    public var body: Comparator {
+        switch form {
+        case .comparator(let compare): return compare
+        case .key(let key):
+            return { group, a, b in
+                let order = SortKey.compare(try key(group, a).bytes, try key(group, b).bytes)
+                return order < 0 ? .ascending : order == 0 ? .same : .descending
+            }
+        }
     }
 }
 

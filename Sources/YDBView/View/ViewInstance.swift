@@ -10,6 +10,8 @@ struct ViewInstance {
     var hint: InsertHint = .none
     /// How its registration built it.
     var registration: ViewRegistrationOutcome = .built
+    /// Shared by every snapshot of this view; only the writer uses it.
+    var rowCache = SortingRowCache()
 }
 
 enum InsertHint {

@@ -45,8 +45,11 @@ extension ReadWriteTransaction {
     func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         try viewWork {
             if let existing = writer(named: name) {
+                // Switching between the comparator and sort-key forms needs
+                // keys built (or dropped) even under the same tag.
                 let same = existing.instance.definition.versionTag == view.versionTag
                     && existing.instance.definition.isPersistent == view.isPersistent
+                    && existing.instance.definition.sorting.usesSortKeys == view.sorting.usesSortKeys
                 if same && view.isPersistent {
                     existing.replaceCallbacks(view)
                     existing.instance.registration = .loaded
@@ -62,11 +65,18 @@ extension ReadWriteTransaction {
             if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) {
                 let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
                 if sameDefinition && stored.isFresh {
-                    var instance = ViewInstance(name: name, definition: view, storageID: stored.id,
-                                                state: try ViewStorage.load(id: stored.id, handle))
-                    instance.registration = .loaded
-                    installWriter(ViewWriter(instance: instance))
-                    return .loaded
+                    var state = try ViewStorage.load(id: stored.id, handle)
+                    // Keys are what a sort-key view places rows by: without
+                    // every key (stored by the comparator form under the same
+                    // tag) it repopulates; a comparator ignores keys.
+                    let keysComplete = state.sortKeys.count == state.totalCount
+                    if !view.sorting.usesSortKeys { state.sortKeys = CountedTree() }
+                    if keysComplete || !view.sorting.usesSortKeys {
+                        var instance = ViewInstance(name: name, definition: view, storageID: stored.id, state: state)
+                        instance.registration = .loaded
+                        installWriter(ViewWriter(instance: instance))
+                        return .loaded
+                    }
                 }
                 outcome = sameDefinition ? .rebuiltBecauseStale : .rebuiltForNewVersionTag
             }

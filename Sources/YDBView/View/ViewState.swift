@@ -12,6 +12,9 @@ typealias GroupTree = CountedTree<Int64, Int64>
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
     var places = CountedTree<Int64, RowPlace>()
+    /// Every row's sort key, for a view of the sort-key form (empty for a
+    /// comparator): what placing a row compares against, in memory.
+    var sortKeys = CountedTree<Int64, SortKey>()
 
     var groupNames: [String] {
         var names: [String] = []
@@ -37,19 +40,26 @@ struct ViewState: ViewContents {
 
     // MARK: Mutations (used by ViewWriter)
 
-    mutating func insert(rowid: Int64, group: String, label: Int64) {
+    mutating func insert(rowid: Int64, group: String, label: Int64, sortKey: SortKey?) {
         let name = GroupName(value: group)
         var tree = groups.value(for: name) ?? GroupTree()
         groups.remove(name)            // drop the shared reference so `tree` mutates in place
         tree.insert(label, rowid)
         groups.insert(name, tree)
         places.insert(rowid, RowPlace(group: group, label: label))
+        if let sortKey { sortKeys.insert(rowid, sortKey) }
+    }
+
+    /// A row kept its place but its sort key changed.
+    mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
+        sortKeys.updateValue(sortKey, for: rowid)
     }
 
     /// Removes a row; returns where it stood.
     @discardableResult
     mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
         guard let place = places.remove(rowid) else { return nil }
+        sortKeys.remove(rowid)
         let name = GroupName(value: place.group)
         guard var tree = groups.value(for: name), let index = tree.index(of: place.label) else { return nil }
         groups.remove(name)
@@ -148,9 +158,17 @@ extension ViewState {
         }
         if let problem { return problem }
         if rows != places.count { return "groups hold \(rows) rows, places \(places.count)" }
+        if let problem = sortKeys.checkInvariants() { return "sort keys: \(problem)" }
+        if !sortKeys.isEmpty && sortKeys.count != places.count {
+            return "\(sortKeys.count) sort keys for \(places.count) rows"
+        }
         places.forEach { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
+                return false
+            }
+            if !sortKeys.isEmpty && sortKeys.value(for: rowid) == nil {
+                problem = "row \(rowid) has no sort key"
                 return false
             }
             return true

@@ -1,6 +1,7 @@
 /// How persistent views are stored: one registry row per view in
 /// `ydb_views`, and every view's rows in the one table `ydb_view_rows`,
-/// keyed by (view id, row id) and holding the row's group and order label.
+/// keyed by (view id, row id) and holding the row's group and order label
+/// (and its sort key, for a view of the sort-key form).
 /// One table for all views means registering or dropping a view never
 /// changes the schema (a schema change makes every connection re-read the
 /// whole schema, so a table per view made registration slower with every
@@ -71,31 +72,37 @@ enum ViewStorage {
     /// in row id order (the table's key); each group's rows are then sorted
     /// by label, integers only, and the trees are bulk-built.
     static func load(id: Int64, _ handle: SQLiteHandle) throws -> ViewState {
-        let owned = try handle.uncachedStatement("SELECT row, grp, label FROM ydb_view_rows WHERE view = ?1")
+        let owned = try handle.uncachedStatement(
+            "SELECT row, grp, label, sort_key FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
         select.bind(1, id)
         var places: [(Int64, RowPlace)] = []
         var members: [Name: [(Int64, Int64)]] = [:]
+        var sortKeys: [(Int64, SortKey)] = []
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
             members[Name(group), default: []].append((label, rowid))
             places.append((rowid, RowPlace(group: group, label: label)))
+            if let key = select.blob(3) { sortKeys.append((rowid, SortKey(bytes: key))) }
         }
         var state = ViewState()
         for (group, rows) in members {
             state.groups.insert(group, GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
         }
         state.places = CountedTree(sorted: places)
+        state.sortKeys = CountedTree(sorted: sortKeys)
         return state
     }
 
-    static func put(id: Int64, rowid: Int64, group: String, label: Int64, _ handle: SQLiteHandle) throws {
+    static func put(id: Int64, rowid: Int64, group: String, label: Int64, sortKey: SortKey?,
+                    _ handle: SQLiteHandle) throws {
         let insert = try handle.statement(
-            "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label) VALUES (?1, ?2, ?3, ?4)")
+            "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES (?1, ?2, ?3, ?4, ?5)")
         insert.bind(1, id)
         insert.bind(2, rowid)
         insert.bind(3, group)
         insert.bind(4, label)
+        insert.bind(5, sortKey?.bytes)
         try insert.run()
     }
 

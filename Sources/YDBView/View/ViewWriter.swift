@@ -11,8 +11,7 @@ final class ViewWriter {
     private var loggedCreated: Set<Name> = []
     private var shrunkGroups: Set<Name> = []
     private var wasReset = false
-    /// Rows read for sorting comparisons in this transaction.
-    private var rowCache: [Int64: ViewRow] = [:]
+    private var rowCache: SortingRowCache { instance.rowCache }
 
     init(instance: ViewInstance) {
         self.instance = instance
@@ -24,9 +23,11 @@ final class ViewWriter {
     /// Swaps in new callbacks for the same grouping and sorting (a
     /// re-registration with an unchanged version tag): nothing to redo.
     func replaceCallbacks(_ view: View) { instance.definition = view }
+    /// `_modify`, not get/set: a get/set pair would hand each mutation a
+    /// second reference to the trees, so every change copied its whole path.
     private var state: ViewState {
         get { instance.state }
-        set { instance.state = newValue }
+        _modify { yield &instance.state }
     }
 
     // MARK: Row events from the store
@@ -41,7 +42,7 @@ final class ViewWriter {
     func rowUpdated(_ rowid: Int64, _ row: ViewRow, _ kind: RowChangeKind,
                     _ transaction: ReadWriteTransaction) throws {
         guard definition.allows(row.collection) else { return }
-        rowCache[rowid] = nil
+        rowCache.forget(rowid)
         let rowKey = RowKey(collection: row.collection, key: row.key)
         let current = state.places.value(for: rowid)
         let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row) : current?.group
@@ -59,23 +60,32 @@ final class ViewWriter {
             return
         }
         let oldIndex = state.group(newGroup)!.index(of: current.label)!
-        let resort = definition.sorting.options.isTriggered(by: kind)
-        if try !resort || fitsInPlace(rowid, row, newGroup, oldIndex, transaction) {
+        guard definition.sorting.options.isTriggered(by: kind) else {
+            logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
+            return
+        }
+        let subject = try self.subject(row, in: newGroup)
+        if try fitsInPlace(subject, newGroup, oldIndex, transaction) {
+            if let key = subject.sortKey, state.sortKeys.value(for: rowid) != key {
+                state.setSortKey(key, for: rowid)
+                try persist(rowid, newGroup, current.label, transaction)
+            }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
         state.remove(rowid: rowid)
-        let newIndex = try position(of: row, in: newGroup, transaction)
+        let newIndex = try position(of: subject, in: newGroup, transaction)
         if newIndex == oldIndex {
             // An inconsistent comparator can send it back where it was: the
             // old label still sits between the same neighbours.
-            state.insert(rowid: rowid, group: newGroup, label: current.label)
+            state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey)
+            if subject.sortKey != nil { try persist(rowid, newGroup, current.label, transaction) }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
-        try place(rowid, rowKey, in: newGroup, at: newIndex, transaction)
+        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, transaction)
     }
 
     func rowRemoved(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
@@ -93,55 +103,104 @@ final class ViewWriter {
     // MARK: Population
 
     /// Rebuilds the view from every allowed row, calling grouping once per
-    /// row and sorting O(n log n) times per group. Logged as a reset
+    /// row, and sorting O(n log n) times per group (comparator form) or once
+    /// per row (sort-key form, then a native sort). Logged as a reset
     /// followed by inserts, so mappings of an existing view get a changeset.
     func repopulate(_ transaction: ReadWriteTransaction) throws {
-        let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
-        var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
-        var scannedKeys: [Int64: RowKey] = [:]
-        try scanRows(flavour, transaction) { rowid, row in
-            scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
-            if let group = try runGrouping(row) {
-                grouped[Name(group), default: []].append((rowid, row.narrowed(to: definition.sorting.flavour)))
-            }
-        }
+        let (groups, scannedKeys) = try sortedGroups(transaction)
         if state.totalCount > 0 { try reset(keys: scannedKeys, transaction) }
-        let sorting = definition.sorting
-        let viewName = instance.name
         var newState = ViewState()
         var places: [(Int64, RowPlace)] = []
-        for name in grouped.keys.sorted() {
+        var sortKeys: [(Int64, SortKey)] = []
+        for (name, rows) in groups {
             let group = name.value
-            let rows = grouped[name]!
-            // Sort positions, not rows: the merge then moves integers.
-            let order = try StableSort.sort(Array(rows.indices)) { a, b in
-                try Self.callback(viewName, "sorting") { try sorting.body(group, rows[a].row, rows[b].row) } == .ascending
-            }
-            let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(order.count + 2))
+            let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
             logCreatedIfNew(group)
             var members: [(Int64, Int64)] = []
-            members.reserveCapacity(order.count)
-            for (index, position) in order.enumerated() {
-                let entry = rows[position]
+            members.reserveCapacity(rows.count)
+            for (index, entry) in rows.enumerated() {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
                 places.append((entry.rowid, RowPlace(group: group, label: label)))
-                keys[entry.rowid] = RowKey(collection: entry.row.collection, key: entry.row.key)
+                if let key = entry.sortKey { sortKeys.append((entry.rowid, key)) }
+                keys[entry.rowid] = scannedKeys[entry.rowid]
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
             newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
         }
         places.sort { $0.0 < $1.0 }
+        sortKeys.sort { $0.0 < $1.0 }
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
+            var nextKey = sortKeys.startIndex
             for (rowid, place) in places {
-                try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label, transaction.handle)
+                var sortKey: SortKey?
+                if nextKey < sortKeys.endIndex && sortKeys[nextKey].0 == rowid {
+                    sortKey = sortKeys[nextKey].1
+                    nextKey += 1
+                }
+                try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label, sortKey: sortKey,
+                                    transaction.handle)
             }
         }
         newState.places = CountedTree(sorted: places)
+        newState.sortKeys = CountedTree(sorted: sortKeys)
         state = newState
         instance.hint = .none
+    }
+
+    private typealias SortedRow = (rowid: Int64, sortKey: SortKey?)
+
+    /// Every allowed row, grouped, each group in sort order (groups in byte
+    /// order), and the (collection, key) of every row scanned.
+    private func sortedGroups(_ transaction: ReadWriteTransaction) throws
+        -> (groups: [(Name, [SortedRow])], keys: [Int64: RowKey]) {
+        let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
+        let sortingFlavour = definition.sorting.flavour
+        let viewName = instance.name
+        var scannedKeys: [Int64: RowKey] = [:]
+        switch definition.sorting.form {
+        case .key(let keyFunction):
+            // Equal keys keep the scan order, as the comparator form's stable
+            // sort does: the scan position breaks ties.
+            var grouped: [Name: [(key: SortKey, scan: Int, rowid: Int64)]] = [:]
+            var scan = 0
+            try scanRows(flavour, transaction) { rowid, row in
+                scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
+                guard let group = try runGrouping(row) else { return }
+                let narrowed = row.narrowed(to: sortingFlavour)
+                let key = try Self.callback(viewName, "sorting") { try keyFunction(group, narrowed) }
+                grouped[Name(group), default: []].append((key, scan, rowid))
+                scan += 1
+            }
+            let groups = grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
+                let rows = grouped[name]!.sorted {
+                    let order = SortKey.compare($0.key.bytes, $1.key.bytes)
+                    return order != 0 ? order < 0 : $0.scan < $1.scan
+                }
+                return (name, rows.map { ($0.rowid, $0.key) })
+            }
+            return (groups, scannedKeys)
+        case .comparator(let compare):
+            var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
+            try scanRows(flavour, transaction) { rowid, row in
+                scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
+                if let group = try runGrouping(row) {
+                    grouped[Name(group), default: []].append((rowid, row.narrowed(to: sortingFlavour)))
+                }
+            }
+            let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
+                let rows = grouped.removeValue(forKey: name)!
+                let group = name.value
+                // Sort positions, not rows: the merge then moves integers.
+                let order = try StableSort.sort(Array(rows.indices)) { a, b in
+                    try Self.callback(viewName, "sorting") { try compare(group, rows[a].row, rows[b].row) } == .ascending
+                }
+                return (name, order.map { (rows[$0].rowid, nil) })
+            }
+            return (groups, scannedKeys)
+        }
     }
 
     /// Replaces grouping/sorting/tag (and storage) and repopulates, in the
@@ -149,7 +208,7 @@ final class ViewWriter {
     func redefine(_ view: View, storageID: Int64?, _ transaction: ReadWriteTransaction) throws {
         instance.definition = view
         instance.storageID = storageID
-        rowCache.removeAll()
+        instance.rowCache = SortingRowCache()
         try repopulate(transaction)
     }
 
@@ -183,6 +242,21 @@ final class ViewWriter {
     func checkInvariants() {
         if let problem = state.invariantViolation() {
             preconditionFailure("view '\(instance.name)': \(problem)")
+        }
+        guard definition.sorting.usesSortKeys else { return }
+        precondition(state.sortKeys.count == state.totalCount,
+                     "view '\(instance.name)': \(state.sortKeys.count) sort keys for \(state.totalCount) rows")
+        state.groups.forEach { name, tree in
+            var previous: SortKey?
+            tree.forEach { _, rowid in
+                let key = state.sortKeys.value(for: rowid)!
+                if let previous {
+                    precondition(previous <= key, "view '\(instance.name)': group \(name) is out of key order")
+                }
+                previous = key
+                return true
+            }
+            return true
         }
     }
 
@@ -227,14 +301,16 @@ final class ViewWriter {
 
     private func insert(_ rowid: Int64, _ row: ViewRow, into group: String,
                         _ transaction: ReadWriteTransaction) throws {
-        let index = try position(of: row, in: group, transaction)
-        try place(rowid, RowKey(collection: row.collection, key: row.key), in: group, at: index, transaction)
+        let subject = try self.subject(row, in: group)
+        let index = try position(of: subject, in: group, transaction)
+        try place(rowid, RowKey(collection: row.collection, key: row.key), subject.sortKey, in: group, at: index,
+                  transaction)
     }
 
     /// Puts a row (not in the view) at `index` of `group`: chooses its label
     /// (spreading out neighbours' labels when there is no room), stores it
     /// and logs the insert.
-    private func place(_ rowid: Int64, _ rowKey: RowKey, in group: String, at index: Int,
+    private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
                        _ transaction: ReadWriteTransaction) throws {
         let tree = state.group(group) ?? GroupTree()
         let left = index > 0 ? tree.element(at: index - 1)?.key : nil
@@ -256,7 +332,7 @@ final class ViewWriter {
             label = spread.newLabel
         }
         if state.group(group) == nil { logCreatedIfNew(group) }
-        state.insert(rowid: rowid, group: group, label: label)
+        state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey)
         try persist(rowid, group, label, transaction)
         keys[rowid] = rowKey
         entries.append(.insert(rowid: rowid, group: group, index: index))
@@ -266,7 +342,7 @@ final class ViewWriter {
 
     private func remove(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
         guard let (group, index) = state.remove(rowid: rowid) else { return }
-        rowCache[rowid] = nil
+        rowCache.forget(rowid)
         if let id = instance.storageID { try ViewStorage.delete(id: id, rowid: rowid, transaction.handle) }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: group, index: index))
@@ -288,9 +364,13 @@ final class ViewWriter {
 
     private func persist(_ rowid: Int64, _ group: String, _ label: Int64, _ transaction: ReadWriteTransaction) throws {
         if let id = instance.storageID {
-            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, transaction.handle)
+            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label,
+                                sortKey: state.sortKeys.value(for: rowid), transaction.handle)
         }
     }
+
+    /// The transaction rolled back: the cache may hold rows as it changed them.
+    func rolledBack() { rowCache.removeAll() }
 
     private func logUpdate(_ rowid: Int64, _ rowKey: RowKey, _ group: String, _ index: Int, _ kind: RowChangeKind) {
         var changes: RowChangeFlags = []
@@ -308,12 +388,30 @@ final class ViewWriter {
 
     // MARK: Sorting
 
-    /// The upper-bound index for `row` in `group`: after every equal row.
+    /// What a row is placed by: the row itself (comparator form) or its key.
+    private enum Subject {
+        case row(ViewRow)
+        case key(SortKey)
+
+        var sortKey: SortKey? {
+            if case .key(let key) = self { return key }
+            return nil
+        }
+    }
+
+    private func subject(_ row: ViewRow, in group: String) throws -> Subject {
+        let narrowed = row.narrowed(to: definition.sorting.flavour)
+        switch definition.sorting.form {
+        case .comparator: return .row(narrowed)
+        case .key(let key): return .key(try Self.callback(instance.name, "sorting") { try key(group, narrowed) })
+        }
+    }
+
+    /// The upper-bound index for `subject` in `group`: after every equal row.
     /// Tries the spot of the last insert first (appends and prepends cost one
     /// comparison), then binary search.
-    private func position(of row: ViewRow, in group: String, _ transaction: ReadWriteTransaction) throws -> Int {
+    private func position(of subject: Subject, in group: String, _ transaction: ReadWriteTransaction) throws -> Int {
         guard let tree = state.group(group), !tree.isEmpty else { return 0 }
-        let subject = row.narrowed(to: definition.sorting.flavour)
         switch instance.hint {
         case .end(let last) where bytesEqual(last, group):
             if try compare(subject, tree.last!.value, group, transaction) != .ascending { return tree.count }
@@ -335,10 +433,9 @@ final class ViewWriter {
     }
 
     /// Whether an updated row still sorts between its neighbours.
-    private func fitsInPlace(_ rowid: Int64, _ row: ViewRow, _ group: String, _ index: Int,
+    private func fitsInPlace(_ subject: Subject, _ group: String, _ index: Int,
                              _ transaction: ReadWriteTransaction) throws -> Bool {
         let tree = state.group(group)!
-        let subject = row.narrowed(to: definition.sorting.flavour)
         if index > 0, try compare(subject, tree.element(at: index - 1)!.value, group, transaction) == .ascending {
             return false
         }
@@ -349,18 +446,26 @@ final class ViewWriter {
         return true
     }
 
-    private func compare(_ subject: ViewRow, _ otherRowid: Int64, _ group: String,
+    private func compare(_ subject: Subject, _ otherRowid: Int64, _ group: String,
                          _ transaction: ReadWriteTransaction) throws -> ViewOrder {
-        let other: ViewRow
-        if let cached = rowCache[otherRowid] {
-            other = cached
-        } else {
-            other = try transaction.loadRow(otherRowid, definition.sorting.flavour)
-            if rowCache.count > 4096 { rowCache.removeAll(keepingCapacity: true) }
-            rowCache[otherRowid] = other
+        switch subject {
+        case .key(let key):
+            guard let other = state.sortKeys.value(for: otherRowid) else {
+                throw YDBError(.corrupt, "view '\(instance.name)': row \(otherRowid) has no sort key")
+            }
+            let order = SortKey.compare(key.bytes, other.bytes)
+            return order < 0 ? .ascending : order == 0 ? .same : .descending
+        case .row(let row):
+            guard case .comparator(let compare) = definition.sorting.form else { preconditionFailure("form changed") }
+            let other: ViewRow
+            if let cached = rowCache.row(otherRowid) {
+                other = cached
+            } else {
+                other = try transaction.loadRow(otherRowid, definition.sorting.flavour)
+                rowCache.store(other, for: otherRowid)
+            }
+            return try Self.callback(instance.name, "sorting") { try compare(group, row, other) }
         }
-        let sorting = definition.sorting
-        return try Self.callback(instance.name, "sorting") { try sorting.body(group, subject, other) }
     }
 
     private func runGrouping(_ row: ViewRow) throws -> String? {

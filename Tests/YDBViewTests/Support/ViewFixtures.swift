@@ -22,12 +22,25 @@ final class CallCounter: @unchecked Sendable {
     var sorting = 0
 }
 
-/// A view grouped by the object's group and sorted by rank, then key.
+/// A view grouped by the object's group and sorted by rank, then key (then
+/// collection). `keyed`: the same order in the sort-key form.
 func rankView(counter: CallCounter = CallCounter(), tag: String = "1", persistent: Bool = true,
-              collections: [String]? = nil) -> View {
+              collections: [String]? = nil, keyed: Bool = false) -> View {
     let grouping = ViewGrouping(flavour: .object) { row in
         counter.grouping += 1
         return Item.group(row.object)
+    }
+    if keyed {
+        let sorting = ViewSorting(flavour: .object, key: { _, row in
+            counter.sorting += 1
+            var key = SortKey()
+            key.append(Int64(Item.rank(row.object)))
+            key.append(row.key)
+            key.append(row.collection)
+            return key
+        })
+        return View(grouping: grouping, sorting: sorting, versionTag: tag, isPersistent: persistent,
+                    allowedCollections: collections)
     }
     let sorting = ViewSorting(flavour: .object) { _, a, b in
         counter.sorting += 1
