@@ -856,11 +856,65 @@ typedef int (*ydb_sorting_fn)(void *ctx, const char *group,
                               const ydb_view_row *row2, int *out_order);
 
 /*
+** Sort keys: the other way to order a group. Instead of comparing two rows,
+** a sort_key callback gives one row its key, built with the
+** ydb_sort_key_append_* functions below; rows sort by their keys' bytes
+** (memcmp, a shorter key first when it is a prefix of the longer), and rows
+** with equal keys keep the order they arrived in. The engine keeps every
+** key in memory and stores it with the view, so it calls back once per row
+** instead of once per comparison: populating is a scan and a native sort,
+** and placing a changed row never reads other rows back. It costs the
+** keys' bytes plus about 40 bytes per row of memory.
+**
+**     static int by_price_then_name(void *ctx, const char *group,
+**                                   const ydb_view_row *row, ydb_sort_key *key) {
+**         const struct item *item = row->object;
+**         ydb_sort_key_append_double(key, item->price, 1);   -- most expensive first
+**         return ydb_sort_key_append_text(key, item->name, 0);
+**     }
+**     def.sort_key = by_price_then_name;   def.sorting = NULL;
+**
+** Each append encodes its value so that byte order is value order, and
+** several appends make a tuple: the first value decides, the next breaks
+** ties. Every key of one view should append the same kinds of values in the
+** same order. `descending` nonzero reverses that value's order.
+**
+**   int64   8 bytes, big-endian, sign bit flipped
+**   double  8 bytes: -inf < ... < -0.0 = 0.0 < ... < +inf < NaN
+**   text    UTF-8 bytes (code point order, not a locale's collation), with
+**           0x00 escaped as 00 FF and 00 01 appended; a prefix sorts first
+**   blob    bytes, encoded like text
+**   raw     bytes as they are, no end marker (for keys made elsewhere, or
+**           the last value of a tuple); `descending` does not apply
+**
+** The encodings are the ones of the Swift SortKey and Python sort_key(),
+** and are stored in the database: they do not change within a schema
+** version. An append refused (NULL or invalid UTF-8 text) gives
+** YDB_INVALID_ARGUMENT and makes the callback fail, whatever it returns.
+** The key handle is valid only during its callback, on its thread: after
+** that (or elsewhere) every append gives YDB_MISUSE.
+*/
+typedef struct ydb_sort_key ydb_sort_key;
+
+typedef int (*ydb_sort_key_fn)(void *ctx, const char *group,
+                               const ydb_view_row *row, ydb_sort_key *key);
+
+int ydb_sort_key_append_int64(ydb_sort_key *key, int64_t value, int descending);
+int ydb_sort_key_append_double(ydb_sort_key *key, double value, int descending);
+int ydb_sort_key_append_text(ydb_sort_key *key, const char *text, int descending);
+int ydb_sort_key_append_blob(ydb_sort_key *key, const void *bytes, size_t size,
+                             int descending);
+int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
+
+/*
 ** A view's definition, read only during the call it is passed to (strings
 ** and arrays are copied). Start from YDB_VIEW_DEFINITION_INIT (or
 ** ydb_view_definition_init()) and set the fields:
 **
-**   grouping, sorting   the callbacks (both required)
+**   grouping            the grouping callback (required)
+**   sorting, sort_key   exactly one of them: a comparator or a sort key
+**                       (above); sorting_flavour and sorting_invoke apply
+**                       to either
 **   *_flavour           YDB_FLAVOUR_* (default YDB_FLAVOUR_ROW)
 **   *_invoke            YDB_INVOKE_* bits (default YDB_INVOKE_DEFAULT)
 **   version_tag         change it whenever the callbacks change: a persistent
@@ -884,11 +938,12 @@ typedef struct ydb_view_definition {
     int persistent;
     const char *const *allowed_collections;
     size_t allowed_collection_count;
+    ydb_sort_key_fn sort_key;
 } ydb_view_definition;
 
 #define YDB_VIEW_DEFINITION_INIT                                  \
     { YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
-      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0 }
+      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL }
 
 /* ydb_view_definition_init fills *definition with the defaults above. */
 int ydb_view_definition_init(ydb_view_definition *definition);

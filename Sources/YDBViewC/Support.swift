@@ -88,6 +88,10 @@ final class LastError {
     /// mappings filter/sort): calls that would wait for the engine it is
     /// inside of are refused while this is positive.
     var viewCallbackDepth = 0
+    /// The key the sort_key callback running on this thread is building.
+    var sortKeyCall: SortKeyCall?
+    /// Numbers this thread's sort_key calls (their handles).
+    var sortKeyCalls: UInt = 0
 
     deinit { free(message) }
 

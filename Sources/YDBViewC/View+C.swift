@@ -12,6 +12,8 @@ public typealias CGroupingCallback = @convention(c) (UnsafeMutableRawPointer?, U
 public typealias CSortingCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
                                                     UnsafeRawPointer?, UnsafeRawPointer?,
                                                     UnsafeMutablePointer<Int32>?) -> Int32
+public typealias CSortKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+                                                    UnsafeRawPointer?, OpaquePointer?) -> Int32
 public typealias CFindCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?,
                                                  UnsafeMutablePointer<Int32>?) -> Int32
 public typealias CViewKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
@@ -42,12 +44,13 @@ struct CViewDefinition {
     var persistent: Int32
     var allowedCollections: UnsafePointer<UnsafePointer<CChar>?>?
     var allowedCollectionCount: UInt
+    var sortKey: CSortKeyCallback?
 
     // A constant with C pointers (all NULL): never written.
     nonisolated(unsafe) static let defaults = CViewDefinition(
         groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
-        versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0)
+        versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil)
 }
 
 let invokeDefault: UInt32 = 256
@@ -59,13 +62,15 @@ let invokeDefault: UInt32 = 256
 final class ViewCallbacks {
     let grouping: CGroupingCallback?
     let sorting: CSortingCallback?
+    let sortKey: CSortKeyCallback?
     let ctx: UnsafeMutableRawPointer?
     let destroy: CDestructor?
 
-    init(grouping: CGroupingCallback?, sorting: CSortingCallback?,
+    init(grouping: CGroupingCallback?, sorting: CSortingCallback?, sortKey: CSortKeyCallback?,
          ctx: UnsafeMutableRawPointer?, destroy: CDestructor?) {
         self.grouping = grouping
         self.sorting = sorting
+        self.sortKey = sortKey
         self.ctx = ctx
         self.destroy = destroy
     }
@@ -155,6 +160,23 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ group: String,
     return order(result)
 }
 
+private func callSortKey(_ view: String, _ slot: ViewSlot, _ group: String, _ row: ViewRow) throws -> SortKey {
+    let callbacks = try slot.current(view)
+    guard let sortKey = callbacks.sortKey else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key callback") }
+    let (key, failure, status) = SortKeyCall.run { handle in
+        group.withCString { groupName in
+            withCViewRow(row) { cRow in insideViewCallback { sortKey(callbacks.ctx, groupName, cRow, handle) } }
+        }
+    }
+    if let failure {
+        throw YDBError(.callbackFailed, "view '\(view)': sort_key callback built an invalid key: \(failure)")
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': sort_key callback failed (returned \(status))")
+    }
+    return key
+}
+
 // MARK: - Definitions from C
 
 func flavour(_ value: Int32, _ what: String) throws -> ViewFlavour {
@@ -175,15 +197,24 @@ private func invokeOptions(_ value: UInt32, _ what: String) throws -> InvokeOpti
 /// The engine's View for a C definition whose callbacks live in `slot`.
 private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throws -> View {
     guard definition.grouping != nil else { throw YDBError(.invalidArgument, "grouping callback is NULL") }
-    guard definition.sorting != nil else { throw YDBError(.invalidArgument, "sorting callback is NULL") }
+    switch (definition.sorting, definition.sortKey) {
+    case (nil, nil): throw YDBError(.invalidArgument, "sorting and sort_key callbacks are both NULL (set one)")
+    case (_?, _?): throw YDBError(.invalidArgument, "sorting and sort_key callbacks are both set (set one)")
+    default: break
+    }
     let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
                                 options: try invokeOptions(definition.groupingInvoke, "grouping_invoke")) { row in
         try callGrouping(name, slot, row)
     }
-    let sorting = ViewSorting(flavour: try flavour(definition.sortingFlavour, "sorting_flavour"),
-                              options: try invokeOptions(definition.sortingInvoke, "sorting_invoke")) { group, lhs, rhs in
-        try callSorting(name, slot, group, lhs, rhs)
-    }
+    let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
+    let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
+    let sorting = definition.sortKey != nil
+        ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { group, row in
+            try callSortKey(name, slot, group, row)
+        })
+        : ViewSorting(flavour: sortingFlavour, options: sortingOptions) { group, lhs, rhs in
+            try callSorting(name, slot, group, lhs, rhs)
+        }
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
     var allowed: [String]?
     if let names = definition.allowedCollections {
@@ -203,7 +234,8 @@ private func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
 
 private func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
                   _ destroy: CDestructor?) -> ViewSlot {
-    ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, ctx: ctx, destroy: destroy))
+    ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, sortKey: definition?.sortKey,
+                           ctx: ctx, destroy: destroy))
 }
 
 // MARK: - Registration

@@ -13,9 +13,10 @@ import Musl
 final class WriteGate {
     private let semaphore = Semaphore(value: 1)
     private let lock = Mutex()
-    /// The thread that began the open read-write transaction, and a name for
-    /// its connection (for the message).
-    private var holder: (thread: pthread_t, connection: String)?
+    /// The thread that began the open read-write transaction, and its
+    /// connection (named only in the message: formatting it at every commit
+    /// cost more than the rest of taking the gate).
+    private var holder: (thread: pthread_t, connection: ObjectIdentifier)?
 
     /// Waits for the gate, unless the calling thread already holds it.
     func enter(for connection: Connection) throws {
@@ -23,11 +24,10 @@ final class WriteGate {
         // Only this thread can make itself the holder, so no other thread
         // can make this check stale in the way that matters (a hang).
         if let holder = lock.withLock({ holder }), pthread_equal(holder.thread, thread) != 0 {
-            throw YDBError(.misuse, "this thread already holds the write transaction of connection \(holder.connection); a second one would wait for itself")
+            throw YDBError(.misuse, "this thread already holds the write transaction of connection \(holder.connection.debugDescription); a second one would wait for itself")
         }
         semaphore.wait()
-        let name = String(describing: Unmanaged.passUnretained(connection).toOpaque())
-        lock.withLock { holder = (thread, name) }
+        lock.withLock { holder = (thread, ObjectIdentifier(connection)) }
     }
 
     /// Takes the gate for engine work that is not a transaction (the

@@ -61,6 +61,12 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         append(escaping: value, descending)
     }
 
+    /// Bytes as they are, with no end marker: for a key built elsewhere in
+    /// an order-preserving form, or as the last part of a tuple.
+    public mutating func append(raw value: [UInt8]) {
+        bytes.append(contentsOf: value)
+    }
+
     private mutating func append(fixed value: UInt64, _ descending: Bool) {
         let encoded = descending ? ~value : value
         for shift in stride(from: 56, through: 0, by: -8) {

@@ -25,6 +25,7 @@ from ctypes import (
     POINTER,
     Structure,
     c_char_p,
+    c_double,
     c_int,
     c_int64,
     c_size_t,
@@ -68,6 +69,7 @@ class ViewRowStruct(Structure):
 GROUPING_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), c_void_p)
 SORTING_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(ViewRowStruct), POINTER(ViewRowStruct),
                        POINTER(c_int))
+SORT_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(ViewRowStruct), c_void_p)
 FIND_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), POINTER(c_int))
 VIEW_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t)
 VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, c_size_t,
@@ -90,6 +92,7 @@ class ViewDefinitionStruct(Structure):
         ("persistent", c_int),
         ("allowed_collections", POINTER(c_char_p)),
         ("allowed_collection_count", c_size_t),
+        ("sort_key", SORT_KEY_FN),
     ]
 
 
@@ -189,6 +192,11 @@ _SIGNATURES = {
     "ydb_notification_list_new": (c_int, [POINTER(c_void_p), c_size_t, _handle_out]),
     # views
     "ydb_group_result_set": (c_int, [c_void_p, c_char_p]),
+    "ydb_sort_key_append_raw": (c_int, [c_void_p, c_void_p, c_size_t]),
+    "ydb_sort_key_append_int64": (c_int, [c_void_p, c_int64, c_int]),
+    "ydb_sort_key_append_double": (c_int, [c_void_p, c_double, c_int]),
+    "ydb_sort_key_append_text": (c_int, [c_void_p, c_char_p, c_int]),
+    "ydb_sort_key_append_blob": (c_int, [c_void_p, c_void_p, c_size_t, c_int]),
     "ydb_view_definition_init": (c_int, [POINTER(ViewDefinitionStruct)]),
     "ydb_view_register": (
         c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),

@@ -1,0 +1,81 @@
+// ydb_sort_key_*: building a row's sort key inside a sort_key callback.
+
+import YDBView
+
+/// The key one sort_key callback is building (`ydb_sort_key`). Its handle is
+/// a number matched against the call running on the calling thread, not a
+/// registry entry: a population calls back once per row and appends a few
+/// values each time, and a registry lookup (a lock and a dictionary) per
+/// append would cost more than the rest of the call. A handle kept past its
+/// callback, or used on another thread, matches nothing: YDB_MISUSE.
+final class SortKeyCall {
+    let token: UInt
+    var key = SortKey()
+    var failure: String?
+
+    init(token: UInt) { self.token = token }
+
+    /// Runs `body` with a fresh call as the thread's current one; returns
+    /// the key built, the first refused append (if any) and body's status.
+    static func run(_ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
+        let thread = currentLastError(create: true)!
+        thread.sortKeyCalls &+= 1
+        // High bits set, low 4 clear: never a registry token or a small integer.
+        let call = SortKeyCall(token: 0x5000_0000_0000_0000 | (thread.sortKeyCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0))
+        let outer = thread.sortKeyCall
+        thread.sortKeyCall = call
+        defer { thread.sortKeyCall = outer }
+        let status = body(OpaquePointer(bitPattern: call.token))
+        return (call.key, call.failure, status)
+    }
+}
+
+/// The call `handle` names, if it is the one running on this thread.
+private func activeCall(_ handle: OpaquePointer?) throws -> SortKeyCall {
+    guard let handle else { throw YDBError(.misuse, "sort key handle is NULL") }
+    guard let call = currentLastError(create: false)?.sortKeyCall,
+          call.token == UInt(bitPattern: handle) else {
+        throw YDBError(.misuse, "sort key handle is not the one of a sort_key callback running on this thread")
+    }
+    return call
+}
+
+/// Appends with `body`; a refused argument also fails the callback.
+private func append(_ handle: OpaquePointer?, _ body: (inout SortKey) throws -> Void) -> Int32 {
+    run {
+        let call = try activeCall(handle)
+        do {
+            try body(&call.key)
+        } catch let error as YDBError {
+            if call.failure == nil { call.failure = error.message }
+            throw error
+        }
+    }
+}
+
+@_cdecl("ydb_sort_key_append_int64")
+public func ydb_sort_key_append_int64(_ handle: OpaquePointer?, _ value: Int64, _ descending: Int32) -> Int32 {
+    append(handle) { $0.append(value, descending: descending != 0) }
+}
+
+@_cdecl("ydb_sort_key_append_double")
+public func ydb_sort_key_append_double(_ handle: OpaquePointer?, _ value: Double, _ descending: Int32) -> Int32 {
+    append(handle) { $0.append(value, descending: descending != 0) }
+}
+
+@_cdecl("ydb_sort_key_append_text")
+public func ydb_sort_key_append_text(_ handle: OpaquePointer?, _ text: UnsafePointer<CChar>?,
+                                     _ descending: Int32) -> Int32 {
+    append(handle) { $0.append(try string(text, "text"), descending: descending != 0) }
+}
+
+@_cdecl("ydb_sort_key_append_blob")
+public func ydb_sort_key_append_blob(_ handle: OpaquePointer?, _ pointer: UnsafeRawPointer?, _ size: UInt,
+                                     _ descending: Int32) -> Int32 {
+    append(handle) { $0.append(bytes: try bytes(pointer, size, "blob"), descending: descending != 0) }
+}
+
+@_cdecl("ydb_sort_key_append_raw")
+public func ydb_sort_key_append_raw(_ handle: OpaquePointer?, _ pointer: UnsafeRawPointer?, _ size: UInt) -> Int32 {
+    append(handle) { $0.append(raw: try bytes(pointer, size, "bytes")) }
+}
