@@ -1122,6 +1122,18 @@ int ydb_view_enumerate_rows(ydb_txn *txn, const char *view, const char *group,
                             ydb_view_row_fn callback, void *ctx);
 
 /*
+** ydb_view_read_rows reads the rows of `group` with index in [start, end)
+** (clamped; backwards when `reverse`) in one call, for callers that pay per
+** call (language bindings): *out_buffer (free with ydb_free) holds
+** *out_count rows, *out_size bytes. Each row is a header of four int32_t in
+** native byte order -- collection size, key size, object size, metadata
+** size (-1: no metadata) -- followed by those bytes, unterminated.
+*/
+int ydb_view_read_rows(ydb_txn *txn, const char *view, const char *group,
+                       size_t start, size_t end, int reverse,
+                       void **out_buffer, size_t *out_size, size_t *out_count);
+
+/*
 ** The find callback: for `row`, store in *out_order a negative number when
 ** the row comes before the range wanted, 0 when it is inside it, a positive
 ** number when it comes after; return 0 (nonzero = failure). It must agree

@@ -675,6 +675,49 @@ public func ydb_view_enumerate_rows(_ handle: OpaquePointer?, _ view: UnsafePoin
     }
 }
 
+/// Rows packed for `ydb_view_read_rows`: per row a header of four 32-bit
+/// native-endian sizes (collection, key, object, metadata or -1), then the
+/// bytes.
+@_cdecl("ydb_view_read_rows")
+public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
+                               _ group: UnsafePointer<CChar>?, _ start: UInt, _ end: UInt, _ reverse: Int32,
+                               _ outBuffer: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               _ outSize: UnsafeMutablePointer<UInt>?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let buffer = try required(outBuffer, "out_buffer")
+        let size = try required(outSize, "out_size")
+        let count = try required(outCount, "out_count")
+        buffer.pointee = nil
+        size.pointee = 0
+        count.pointee = 0
+        let groupName = try string(group, "group")
+        let range = try indexRange(start, end)
+        var packed: [UInt8] = []
+        var rows: UInt = 0
+        func append(_ value: Int32) {
+            withUnsafeBytes(of: value) { packed.append(contentsOf: $0) }
+        }
+        try withView(handle, view) { _, viewTransaction in
+            try viewTransaction.enumerateRows(inGroup: groupName, range: range,
+                                              reverse: reverse != 0) { rowKey, object, metadata, _, _ in
+                let collection = Array(rowKey.collection.utf8), key = Array(rowKey.key.utf8)
+                append(Int32(collection.count))
+                append(Int32(key.count))
+                append(Int32(object.count))
+                append(metadata.map { Int32($0.count) } ?? -1)
+                packed += collection
+                packed += key
+                packed += object
+                if let metadata { packed += metadata }
+                rows += 1
+            }
+        }
+        buffer.pointee = try mallocCopy(packed)
+        size.pointee = UInt(packed.count)
+        count.pointee = rows
+    }
+}
+
 @_cdecl("ydb_view_find")
 public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
                           _ findFlavour: Int32, _ callback: CFindCallback?, _ ctx: UnsafeMutableRawPointer?,

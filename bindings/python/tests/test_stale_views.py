@@ -92,7 +92,7 @@ def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> Non
     version = check.execute("SELECT value FROM ydb_meta WHERE name = 'schema_version'").fetchone()[0]
     check.close()
     assert "ydb_view_1" not in tables and "ydb_view_rows" in tables
-    assert version == 2
+    assert version == 3
 
 
 def test_sqlite_code_is_kept(tmp_path: Path) -> None:

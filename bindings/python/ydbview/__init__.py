@@ -60,10 +60,13 @@ from .store import (
     has_change_in_collection,
 )
 
+from .sortkeys import desc, sort_key
 from .views import (
     Flavour,
     Grouping,
     InvokeOptions,
+    KeySorting,
+    key_sorting,
     RegistrationOutcome,
     Sorting,
     ViewRow,
@@ -98,6 +101,10 @@ __all__ = [
     "has_group_changes",
     "has_view_changes",
     "sorting",
+    "KeySorting",
+    "key_sorting",
+    "sort_key",
+    "desc",
     "BusyError",
     "BytesSerializer",
     "CallbackFailedError",

@@ -205,6 +205,8 @@ _SIGNATURES = {
     "ydb_view_set_definition": (
         c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
     "ydb_view_is_registered": (c_int, [c_void_p, c_char_p, _int_out]),
+    "ydb_view_read_rows": (
+        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, POINTER(c_void_p), _size_out, _size_out]),
     "ydb_view_version_tag": (c_int, [c_void_p, c_char_p, _blob_out]),
     "ydb_view_group_count": (c_int, [c_void_p, c_char_p, _size_out]),
     "ydb_view_enumerate_groups": (c_int, [c_void_p, c_char_p, NAME_FN, c_void_p]),

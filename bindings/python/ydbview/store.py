@@ -317,12 +317,17 @@ class Database(_Closeable):
 
     # -- views --
 
-    def register_view(self, name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
-                      persistent: bool = True, collections: Optional[Iterable[str]] = None) -> Any:
+    def register_view(self, name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
+                      version_tag: str = "", persistent: bool = True,
+                      collections: Optional[Iterable[str]] = None) -> Any:
         """Registers view ``name`` (see ``ydbview.views``): ``grouping(row)``
         returns a row's group (None leaves it out), ``sorting(group, row1,
-        row2)`` returns <0, 0 or >0. Plain callables read the whole row;
-        use ``ydbview.grouping``/``ydbview.sorting`` to declare less.
+        row2)`` returns <0, 0 or >0 -- or, instead of ``sorting``,
+        ``key=fn(group, row)`` returns a sort value, as for ``sorted()``
+        (see ``ydbview.sortkeys``; the view keeps the keys, so ``fn`` runs
+        once per row, not per comparison). Plain callables read the whole
+        row; use ``ydbview.grouping``/``ydbview.sorting``/
+        ``ydbview.key_sorting`` to declare less.
 
         A new view populates itself; a persistent view already stored with
         the same ``version_tag`` calls nothing, unless rows changed while it
@@ -336,8 +341,8 @@ class Database(_Closeable):
         registration of ``name``, or ``close()``."""
         from .views import register_view
 
-        return register_view(self, name, grouping, sorting, version_tag=version_tag, persistent=persistent,
-                             collections=collections)
+        return register_view(self, name, grouping, sorting, key=key, version_tag=version_tag,
+                             persistent=persistent, collections=collections)
 
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases
@@ -653,7 +658,8 @@ class ReadWriteTransaction(ReadTransaction):
         """Discards every change. Safe twice."""
         self.end()
 
-    def set_view_definition(self, name: str, grouping: Any, sorting: Any, *, version_tag: str) -> None:
+    def set_view_definition(self, name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
+                            version_tag: str) -> None:
         """Changes the grouping and sorting of registered view ``name`` in this
         transaction: with a new ``version_tag`` every row is regrouped and
         resorted (the commit's changeset shows it); with the same tag
@@ -661,7 +667,7 @@ class ReadWriteTransaction(ReadTransaction):
         old callbacks."""
         from .views import set_view_definition
 
-        set_view_definition(self, name, grouping, sorting, version_tag=version_tag)
+        set_view_definition(self, name, grouping, sorting, key=key, version_tag=version_tag)
 
     # -- serialization --
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import struct
 import threading
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
 from typing import (
@@ -45,6 +46,10 @@ from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import InvalidArgumentError, NotFoundError, Status
 from ._base import _check, _enumerate
+from .sortkeys import sort_key
+
+#: ``ydb_view_read_rows``'s row header: four native int32 sizes.
+_ROW_HEADER = struct.Struct("=iiii")
 
 if TYPE_CHECKING:  # pragma: no cover
     from .mappings import IndexPath, Mappings
@@ -57,8 +62,10 @@ __all__ = [
     "ViewRow",
     "Grouping",
     "Sorting",
+    "KeySorting",
     "grouping",
     "sorting",
+    "key_sorting",
     "RegistrationOutcome",
     "ViewTransaction",
     "has_view_changes",
@@ -165,6 +172,36 @@ class Sorting:
         return f"Sorting({self.fn!r}, flavour={self.flavour.name.lower()!r})"
 
 
+class KeySorting:
+    """The key form of a view's sorting: ``fn(group, row)`` returns the
+    row's sort value (an int, float, str, bytes, ``desc(...)`` or a tuple of
+    them, see ``ydbview.sortkeys``); rows sort by it as ``sorted(key=...)``
+    would, ties keeping the order rows arrived in. The view keeps the keys,
+    so ``fn`` runs once per inserted or changed row, never per comparison.
+    A ``bytes`` return value is used as the key itself (say, one made with
+    ``ydbview.sort_key``)."""
+
+    def __init__(self, fn: Callable[[str, ViewRow], Any], *, flavour: FlavourLike = "row",
+                 invoke: Optional[InvokeOptions] = None) -> None:
+        if not callable(fn):
+            raise TypeError("a key function must be callable")
+        self.fn = fn
+        self.flavour = _flavour(flavour)
+        self.invoke = invoke
+
+    def __call__(self, group: str, row: ViewRow) -> Any:
+        return self.fn(group, row)
+
+    def __repr__(self) -> str:
+        return f"KeySorting({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+
+
+def key_sorting(*, flavour: FlavourLike = "row",
+                invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], KeySorting]:
+    """Decorator: ``@ydbview.key_sorting(flavour="object")``."""
+    return lambda fn: KeySorting(fn, flavour=flavour, invoke=invoke)
+
+
 def grouping(*, flavour: FlavourLike = "row",
              invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], Grouping]:
     """Decorator: ``@ydbview.grouping(flavour="object")``."""
@@ -183,7 +220,7 @@ def sorting(*, flavour: FlavourLike = "row",
 # ---------------------------------------------------------------------------
 
 class _ViewCallbacks:
-    def __init__(self, grouping: Grouping, sorting: Sorting, serializer: "Serializer",
+    def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: "Serializer",
                  metadata_serializer: "Serializer") -> None:
         self.grouping = grouping
         self.sorting = sorting
@@ -250,6 +287,20 @@ def _call_sorting(ctx: Optional[int], group: bytes, row1: Any, row2: Any, out_or
         return 1
 
 
+def _call_sort_key(ctx: Optional[int], group: bytes, row: Any, key: Optional[int]) -> int:
+    try:
+        entry = _views[ctx or 0]
+        value = entry.sorting.fn(_text(group), entry.row(row.contents))
+        encoded = value if isinstance(value, bytes) else sort_key(value)
+        status = lib.ydb_sort_key_append_raw(key, encoded, len(encoded))
+        if status != Status.OK:
+            raise InvalidArgumentError(_ffi.last_error()[1], status)
+        return 0
+    except BaseException as exc:  # noqa: B902
+        _callbacks.keep(exc)
+        return 1
+
+
 def _release_view(ctx: Optional[int]) -> None:
     try:
         with _views_lock:
@@ -260,6 +311,7 @@ def _release_view(ctx: Optional[int]) -> None:
 
 _GROUPING_TRAMPOLINE = _ffi.GROUPING_FN(_call_grouping)
 _SORTING_TRAMPOLINE = _ffi.SORTING_FN(_call_sorting)
+_SORT_KEY_TRAMPOLINE = _ffi.SORT_KEY_FN(_call_sort_key)
 _RELEASE_TRAMPOLINE = _ffi.DESTRUCTOR_FN(_release_view)
 
 
@@ -267,20 +319,29 @@ def _as_grouping(value: Any) -> Grouping:
     return value if isinstance(value, Grouping) else Grouping(value)
 
 
-def _as_sorting(value: Any) -> Sorting:
-    return value if isinstance(value, Sorting) else Sorting(value)
+def _as_sorting(sorting: Any, key: Any) -> Union[Sorting, KeySorting]:
+    """``sorting`` (a comparator) or ``key`` (a key function): exactly one."""
+    if (sorting is None) == (key is None):
+        raise TypeError("give a sorting comparator or a key function (key=...), exactly one")
+    if key is not None:
+        return key if isinstance(key, KeySorting) else KeySorting(key)
+    return sorting if isinstance(sorting, (Sorting, KeySorting)) else Sorting(sorting)
 
 
-def _definition(grouping: Any, sorting: Any, version_tag: str, persistent: bool,
-                collections: Optional[Iterable[str]]) -> Tuple[_ffi.ViewDefinitionStruct, Grouping, Sorting, Any]:
-    group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting)
+def _definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persistent: bool,
+                collections: Optional[Iterable[str]]) -> Tuple[_ffi.ViewDefinitionStruct, Grouping,
+                                                               Union[Sorting, KeySorting], Any]:
+    group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting, key)
     definition = _ffi.ViewDefinitionStruct()
     definition.grouping_flavour = int(group_fn.flavour)
     definition.grouping_invoke = _INVOKE_DEFAULT if group_fn.invoke is None else int(group_fn.invoke)
     definition.grouping = _GROUPING_TRAMPOLINE
     definition.sorting_flavour = int(sort_fn.flavour)
     definition.sorting_invoke = _INVOKE_DEFAULT if sort_fn.invoke is None else int(sort_fn.invoke)
-    definition.sorting = _SORTING_TRAMPOLINE
+    if isinstance(sort_fn, KeySorting):
+        definition.sort_key = _SORT_KEY_TRAMPOLINE
+    else:
+        definition.sorting = _SORTING_TRAMPOLINE
     definition.version_tag = _encode(version_tag, "version_tag")
     definition.persistent = 1 if persistent else 0
     keep_alive = None
@@ -294,7 +355,7 @@ def _definition(grouping: Any, sorting: Any, version_tag: str, persistent: bool,
     return definition, group_fn, sort_fn, keep_alive
 
 
-def _new_entry(grouping: Grouping, sorting: Sorting, serializer: "Serializer",
+def _new_entry(grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: "Serializer",
                metadata_serializer: "Serializer") -> int:
     with _views_lock:
         ctx = next(_view_ids)
@@ -302,11 +363,12 @@ def _new_entry(grouping: Grouping, sorting: Sorting, serializer: "Serializer",
     return ctx
 
 
-def register_view(database: "Database", name: str, grouping: Any, sorting: Any, *, version_tag: str = "",
-                  persistent: bool = True, collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
+def register_view(database: "Database", name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
+                  version_tag: str = "", persistent: bool = True,
+                  collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
 
     encoded = _encode(name, "view name")
-    definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, version_tag, persistent,
+    definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, key, version_tag, persistent,
                                                             collections)
     ctx = _new_entry(group_fn, sort_fn, database.serializer, database.metadata_serializer)
     # On failure C calls the destructor (dropping the entry) before returning.
@@ -318,11 +380,11 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any, 
     return RegistrationOutcome(outcome.value)
 
 
-def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any, *,
-                        version_tag: str) -> None:
+def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any = None, *,
+                        key: Any = None, version_tag: str) -> None:
 
     encoded = _encode(name, "view name")
-    definition, group_fn, sort_fn, _ = _definition(grouping, sorting, version_tag, True, None)
+    definition, group_fn, sort_fn, _ = _definition(grouping, sorting, key, version_tag, True, None)
     connection = txn.connection
     ctx = _new_entry(group_fn, sort_fn, connection.serializer, connection.metadata_serializer)
     _check(lib.ydb_view_set_definition(txn._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE))
@@ -604,9 +666,31 @@ class ViewTransaction:
     def rows(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[ViewRow]:
         """Returns the rows of ``group`` in ``[start, stop)`` as a list of
-        ViewRows (``iter_rows`` yields them lazily)."""
-        found: List[ViewRow] = []
-        self.enumerate_rows(group, lambda row, _i: found.append(row), start=start, stop=stop, reverse=reverse)
+        ViewRows (``iter_rows`` yields them lazily): one C call for the whole
+        range (``ydb_view_read_rows``), e.g. the 50 rows on screen."""
+        lower, upper = self._bounds(start, stop)
+        buffer, size, count = c_void_p(), c_size_t(), c_size_t()
+        _check(lib.ydb_view_read_rows(self._handle, self._name, _encode(group, "group"), lower, upper,
+                                      1 if reverse else 0, byref(buffer), byref(size), byref(count)))
+        try:
+            packed = string_at(buffer.value, size.value) if size.value else b""
+        finally:
+            lib.ydb_free(buffer)
+        txn, header, offset, found = self.transaction, _ROW_HEADER, 0, []
+        for _ in range(count.value):
+            collection_size, key_size, object_size, metadata_size = header.unpack_from(packed, offset)
+            offset += header.size
+            collection = packed[offset:offset + collection_size].decode("utf-8", "surrogateescape")
+            offset += collection_size
+            key = packed[offset:offset + key_size].decode("utf-8", "surrogateescape")
+            offset += key_size
+            obj = txn._load(packed[offset:offset + object_size])
+            offset += object_size
+            metadata = None
+            if metadata_size >= 0:
+                metadata = txn._load_metadata(packed[offset:offset + metadata_size])
+                offset += metadata_size
+            found.append(ViewRow(collection, key, obj, metadata))
         return found
 
     #: Rows fetched per C call by the iterators.

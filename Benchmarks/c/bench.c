@@ -1,0 +1,321 @@
+/*
+** bench.c -- ydbview from C against plain SQLite, in one run.
+**
+**   build/ydbview-c-bench [rows] [commits]      (defaults: 100000 2000)
+**
+** For `rows` rows in ONE group (the worst case for a sorted view):
+**   population  register a view over existing rows (C comparator; sort key)
+**               vs CREATE INDEX on the same rows in a plain table;
+**               peak memory while populating, per row
+**   commits     one-row update / insert / delete commits with the view
+**               registered and a reader in a long-lived read transaction
+**               that catches up after every commit, vs the same statement
+**               in BEGIN/COMMIT on the indexed plain table; the WAL's
+**               largest size over the run
+** Both stores use WAL and synchronous=NORMAL. Medians of `commits` samples.
+** Prints a Markdown table; progress goes to stderr.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ydbview.h"
+
+#define MUST(expr)                                                              \
+    do {                                                                        \
+        int rc_ = (expr);                                                       \
+        if (rc_ != 0) {                                                         \
+            fprintf(stderr, "%s:%d: %s failed: %d %s\n", __FILE__, __LINE__,   \
+                    #expr, rc_, ydb_errmsg());                                  \
+            exit(1);                                                            \
+        }                                                                       \
+    } while (0)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Du;
+static uint64_t next_random(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *samples, int count) {
+    qsort(samples, (size_t)count, sizeof *samples, compare_doubles);
+    return samples[count / 2];
+}
+
+/* VmRSS / VmHWM in KiB from /proc/self/status. */
+static long memory_kib(const char *field) {
+    char line[256];
+    long value = -1;
+    FILE *status = fopen("/proc/self/status", "r");
+    if (!status) return -1;
+    while (fgets(line, sizeof line, status))
+        if (strncmp(line, field, strlen(field)) == 0) value = atol(line + strlen(field) + 1);
+    fclose(status);
+    return value;
+}
+
+static void reset_peak(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+static long file_size(const char *path) {
+    struct stat info;
+    return stat(path, &info) == 0 ? (long)info.st_size : 0;
+}
+
+/* --- the view: one group, sorted by the object's 8-byte rank, then key --- */
+
+static int group_all(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx;
+    (void)row;
+    return ydb_group_result_set(result, "all");
+}
+
+static int64_t rank_of(const ydb_view_row *row) {
+    int64_t rank;
+    memcpy(&rank, row->object, sizeof rank);
+    return rank;
+}
+
+static int by_rank(void *ctx, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
+    int64_t x = rank_of(a), y = rank_of(b);
+    (void)ctx;
+    (void)group;
+    *out = x != y ? (x > y) - (x < y) : strcmp(a->key, b->key);
+    return 0;
+}
+
+static int rank_key(void *ctx, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
+    (void)ctx;
+    (void)group;
+    ydb_sort_key_append_int64(key, rank_of(row), 0);
+    return ydb_sort_key_append_text(key, row->key, 0);
+}
+
+static void register_view(ydb_database *db, int keyed) {
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    def.grouping = group_all;
+    def.grouping_flavour = YDB_FLAVOUR_KEY;
+    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+    if (keyed) def.sort_key = rank_key;
+    else def.sorting = by_rank;
+    def.version_tag = keyed ? "keyed" : "compared";
+    MUST(ydb_view_register(db, "v", &def, NULL, NULL));
+}
+
+/* --- plain SQLite baseline --- */
+
+static void sql(sqlite3 *db, const char *text) {
+    char *error = NULL;
+    if (sqlite3_exec(db, text, NULL, NULL, &error) != SQLITE_OK) {
+        fprintf(stderr, "sqlite: %s: %s\n", text, error);
+        exit(1);
+    }
+}
+
+typedef struct {
+    double populate, update, insert, remove, peak_per_row, kept_per_row;
+    long wal;
+} figures;
+
+static void plain_run(const char *path, int rows, int commits, figures *out) {
+    sqlite3 *db;
+    sqlite3_stmt *insert, *update, *remove;
+    double *samples = malloc(sizeof(double) * (size_t)commits), start;
+    char key[32];
+    int i;
+    if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
+    sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+            "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
+    sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &insert, NULL);
+    sqlite3_prepare_v2(db, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &update, NULL);
+    sqlite3_prepare_v2(db, "DELETE FROM t WHERE key = ?1", -1, &remove, NULL);
+    sql(db, "BEGIN");
+    for (i = 0; i < rows; i++) {
+        int64_t rank = (int64_t)(next_random() >> 24);
+        snprintf(key, sizeof key, "k%d", i);
+        sqlite3_bind_text(insert, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(insert, 2, rank);
+        sqlite3_bind_blob(insert, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
+        sqlite3_step(insert);
+        sqlite3_reset(insert);
+    }
+    sql(db, "COMMIT");
+    start = now();
+    sql(db, "CREATE INDEX t_order ON t (grp, rank)");
+    out->populate = now() - start;
+    for (i = 0; i < commits; i++) {
+        int64_t rank = (int64_t)(next_random() >> 24);
+        snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
+        start = now();
+        sql(db, "BEGIN");
+        sqlite3_bind_text(update, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(update, 2, rank);
+        sqlite3_bind_blob(update, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
+        sqlite3_step(update);
+        sqlite3_reset(update);
+        sql(db, "COMMIT");
+        samples[i] = now() - start;
+    }
+    out->update = median(samples, commits);
+    for (i = 0; i < commits; i++) {
+        int64_t rank = (int64_t)(next_random() >> 24);
+        snprintf(key, sizeof key, "n%d", i);
+        start = now();
+        sql(db, "BEGIN");
+        sqlite3_bind_text(insert, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(insert, 2, rank);
+        sqlite3_bind_blob(insert, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
+        sqlite3_step(insert);
+        sqlite3_reset(insert);
+        sql(db, "COMMIT");
+        samples[i] = now() - start;
+    }
+    out->insert = median(samples, commits);
+    for (i = 0; i < commits; i++) {
+        snprintf(key, sizeof key, "n%d", i);
+        start = now();
+        sql(db, "BEGIN");
+        sqlite3_bind_text(remove, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_step(remove);
+        sqlite3_reset(remove);
+        sql(db, "COMMIT");
+        samples[i] = now() - start;
+    }
+    out->remove = median(samples, commits);
+    sqlite3_finalize(insert);
+    sqlite3_finalize(update);
+    sqlite3_finalize(remove);
+    sqlite3_close(db);
+    free(samples);
+}
+
+/* --- ydbview --- */
+
+static void engine_run(const char *path, int rows, int commits, int keyed, figures *out) {
+    ydb_database *db;
+    ydb_connection *writer, *reader;
+    ydb_txn *txn;
+    double *samples = malloc(sizeof(double) * (size_t)commits), start;
+    char key[32], wal[600];
+    long before;
+    int i, pass;
+    MUST(ydb_database_open(path, &db));
+    MUST(ydb_connection_open(db, &writer));
+    MUST(ydb_connection_open(db, &reader));
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    MUST(ydb_txn_begin_read_write(writer, &txn));
+    for (i = 0; i < rows; i++) {
+        int64_t rank = (int64_t)(next_random() >> 24);
+        snprintf(key, sizeof key, "k%d", i);
+        MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
+    }
+    MUST(ydb_txn_commit(txn));
+    before = memory_kib("VmRSS:");
+    reset_peak();
+    start = now();
+    register_view(db, keyed);
+    out->populate = now() - start;
+    out->peak_per_row = (double)(memory_kib("VmHWM:") - before) * 1024.0 / rows;
+    out->kept_per_row = (double)(memory_kib("VmRSS:") - before) * 1024.0 / rows;
+    MUST(ydb_connection_begin_long_lived_read(reader, NULL));
+    out->wal = 0;
+    for (pass = 0; pass < 3; pass++) {
+        for (i = 0; i < commits; i++) {
+            int64_t rank = (int64_t)(next_random() >> 24);
+            if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
+            else snprintf(key, sizeof key, "n%d", i);
+            start = now();
+            MUST(ydb_txn_begin_read_write(writer, &txn));
+            if (pass < 2) MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
+            else MUST(ydb_txn_remove_object(txn, "items", key));
+            MUST(ydb_txn_commit(txn));
+            samples[i] = now() - start;
+            MUST(ydb_connection_begin_long_lived_read(reader, NULL));
+            if (file_size(wal) > out->wal) out->wal = file_size(wal);
+        }
+        if (pass == 0) out->update = median(samples, commits);
+        else if (pass == 1) out->insert = median(samples, commits);
+        else out->remove = median(samples, commits);
+    }
+    ydb_connection_close(reader);
+    ydb_connection_close(writer);
+    ydb_database_close(db);
+    free(samples);
+}
+
+static void remove_files(const char *path) {
+    char side[600];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+int main(int argc, char **argv) {
+    int rows = argc > 1 ? atoi(argv[1]) : 100000;
+    int commits = argc > 2 ? atoi(argv[2]) : 2000;
+    char directory[] = "/tmp/ydbview-c-bench-XXXXXX", path[512];
+    figures plain, compared, keyed;
+    int form;
+    if (rows < 100 || commits < 1 || !mkdtemp(directory)) {
+        fprintf(stderr, "usage: %s [rows >= 100] [commits >= 1]\n", argv[0]);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/plain.sqlite", directory);
+    fprintf(stderr, "plain SQLite, %d rows\n", rows);
+    plain_run(path, rows, commits, &plain);
+    remove_files(path);
+    for (form = 0; form < 2; form++) {
+        snprintf(path, sizeof path, "%s/%s.sqlite", directory, form ? "keyed" : "compared");
+        fprintf(stderr, "ydbview, %s, %d rows\n", form ? "sort keys" : "C comparator", rows);
+        engine_run(path, rows, commits, form, form ? &keyed : &compared);
+        remove_files(path);
+    }
+    rmdir(directory);
+    printf("### C: %d rows in one group, %d commits per figure (medians)\n\n", rows, commits);
+    printf("| | plain SQLite | C comparator | ratio | sort key | ratio |\n|---|---|---|---|---|---|\n");
+    printf("| populate (CREATE INDEX / register) | %.1f ms | %.1f ms | %.2fx | %.1f ms | %.2fx |\n",
+           plain.populate * 1e3, compared.populate * 1e3, compared.populate / plain.populate,
+           keyed.populate * 1e3, keyed.populate / plain.populate);
+    printf("| peak memory while populating | | %.0f B/row | | %.0f B/row | |\n", compared.peak_per_row,
+           keyed.peak_per_row);
+    printf("| memory kept after populating | | %.0f B/row | | %.0f B/row | |\n", compared.kept_per_row,
+           keyed.kept_per_row);
+    printf("| update commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
+           plain.update * 1e6, compared.update * 1e6, compared.update / plain.update, keyed.update * 1e6,
+           keyed.update / plain.update);
+    printf("| insert commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
+           plain.insert * 1e6, compared.insert * 1e6, compared.insert / plain.insert, keyed.insert * 1e6,
+           keyed.insert / plain.insert);
+    printf("| delete commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
+           plain.remove * 1e6, compared.remove * 1e6, compared.remove / plain.remove, keyed.remove * 1e6,
+           keyed.remove / plain.remove);
+    printf("| largest WAL over %d commits | | %.1f MB | | %.1f MB | |\n", 3 * commits, compared.wal / 1e6,
+           keyed.wal / 1e6);
+    return 0;
+}
