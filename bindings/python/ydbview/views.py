@@ -133,46 +133,43 @@ class ViewRow(NamedTuple):
     metadata: Any
 
 
-class Grouping:
-    """A grouping callback ``fn(row) -> group name or None`` with its
-    flavour and invoke options."""
+class _Callback:
+    """A view callback with its flavour (what it reads) and invoke options
+    (which changes make it run again)."""
 
-    def __init__(self, fn: Callable[[ViewRow], Optional[str]], *, flavour: FlavourLike = "row",
+    _what = "a callback"
+
+    def __init__(self, fn: Callable[..., Any], *, flavour: FlavourLike = "row",
                  invoke: Optional[InvokeOptions] = None) -> None:
         if not callable(fn):
-            raise TypeError("a grouping must be callable")
+            raise TypeError(f"{self._what} must be callable")
         self.fn = fn
         self.flavour = _flavour(flavour)
         self.invoke = invoke
 
-    def __call__(self, row: ViewRow) -> Optional[str]:
-        return self.fn(row)
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
 
     def __repr__(self) -> str:
-        return f"Grouping({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+        return f"{type(self).__name__}({self.fn!r}, flavour={self.flavour.name.lower()!r})"
 
 
-class Sorting:
+class Grouping(_Callback):
+    """A grouping callback ``fn(row) -> group name or None`` with its
+    flavour and invoke options."""
+
+    _what = "a grouping"
+
+
+class Sorting(_Callback):
     """A sorting callback ``fn(group, row1, row2) -> int`` (negative: row1
     first; 0: equal; positive: row2 first) with its flavour and invoke
     options. It must be a consistent total order."""
 
-    def __init__(self, fn: Callable[[str, ViewRow, ViewRow], int], *, flavour: FlavourLike = "row",
-                 invoke: Optional[InvokeOptions] = None) -> None:
-        if not callable(fn):
-            raise TypeError("a sorting must be callable")
-        self.fn = fn
-        self.flavour = _flavour(flavour)
-        self.invoke = invoke
-
-    def __call__(self, group: str, row1: ViewRow, row2: ViewRow) -> int:
-        return self.fn(group, row1, row2)
-
-    def __repr__(self) -> str:
-        return f"Sorting({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+    _what = "a sorting"
 
 
-class KeySorting:
+class KeySorting(_Callback):
     """The key form of a view's sorting: ``fn(group, row)`` returns the
     row's sort value (an int, float, str, bytes, ``desc(...)`` or a tuple of
     them, see ``ydbview.sortkeys``); rows sort by it as ``sorted(key=...)``
@@ -181,19 +178,7 @@ class KeySorting:
     A ``bytes`` return value is used as the key itself (say, one made with
     ``ydbview.sort_key``)."""
 
-    def __init__(self, fn: Callable[[str, ViewRow], Any], *, flavour: FlavourLike = "row",
-                 invoke: Optional[InvokeOptions] = None) -> None:
-        if not callable(fn):
-            raise TypeError("a key function must be callable")
-        self.fn = fn
-        self.flavour = _flavour(flavour)
-        self.invoke = invoke
-
-    def __call__(self, group: str, row: ViewRow) -> Any:
-        return self.fn(group, row)
-
-    def __repr__(self) -> str:
-        return f"KeySorting({self.fn!r}, flavour={self.flavour.name.lower()!r})"
+    _what = "a key function"
 
 
 def key_sorting(*, flavour: FlavourLike = "row",
