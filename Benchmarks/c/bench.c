@@ -141,74 +141,60 @@ typedef struct {
     long wal;
 } figures;
 
+/* Commit passes run in this order on both stores: update, insert, delete. */
+static double *pass_figure(figures *out, int pass) {
+    return pass == 0 ? &out->update : pass == 1 ? &out->insert : &out->remove;
+}
+
+/* Binds key, rank and object (the statement's ?1 ?2 ?3; a DELETE has ?1 only). */
+static void bind_row(sqlite3_stmt *statement, const char *key, int64_t rank) {
+    sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(statement) < 2) return;
+    sqlite3_bind_int64(statement, 2, rank);
+    sqlite3_bind_blob(statement, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
+}
+
+static void run_statement(sqlite3_stmt *statement, const char *key, int64_t rank) {
+    bind_row(statement, key, rank);
+    sqlite3_step(statement);
+    sqlite3_reset(statement);
+}
+
 static void plain_run(const char *path, int rows, int commits, figures *out) {
     sqlite3 *db;
-    sqlite3_stmt *insert, *update, *remove;
+    sqlite3_stmt *statements[3];   /* update, insert, delete: the engine's passes */
     double *samples = malloc(sizeof(double) * (size_t)commits), start;
     char key[32];
-    int i;
+    int i, pass;
     if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
     sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
             "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
-    sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &insert, NULL);
-    sqlite3_prepare_v2(db, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &update, NULL);
-    sqlite3_prepare_v2(db, "DELETE FROM t WHERE key = ?1", -1, &remove, NULL);
+    sqlite3_prepare_v2(db, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &statements[0], NULL);
+    sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &statements[1], NULL);
+    sqlite3_prepare_v2(db, "DELETE FROM t WHERE key = ?1", -1, &statements[2], NULL);
     sql(db, "BEGIN");
     for (i = 0; i < rows; i++) {
-        int64_t rank = (int64_t)(next_random() >> 24);
         snprintf(key, sizeof key, "k%d", i);
-        sqlite3_bind_text(insert, 1, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(insert, 2, rank);
-        sqlite3_bind_blob(insert, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
-        sqlite3_step(insert);
-        sqlite3_reset(insert);
+        run_statement(statements[1], key, (int64_t)(next_random() >> 24));
     }
     sql(db, "COMMIT");
     start = now();
     sql(db, "CREATE INDEX t_order ON t (grp, rank)");
     out->populate = now() - start;
-    for (i = 0; i < commits; i++) {
-        int64_t rank = (int64_t)(next_random() >> 24);
-        snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
-        start = now();
-        sql(db, "BEGIN");
-        sqlite3_bind_text(update, 1, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(update, 2, rank);
-        sqlite3_bind_blob(update, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
-        sqlite3_step(update);
-        sqlite3_reset(update);
-        sql(db, "COMMIT");
-        samples[i] = now() - start;
+    for (pass = 0; pass < 3; pass++) {
+        for (i = 0; i < commits; i++) {
+            int64_t rank = (int64_t)(next_random() >> 24);
+            if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
+            else snprintf(key, sizeof key, "n%d", i);
+            start = now();
+            sql(db, "BEGIN");
+            run_statement(statements[pass], key, rank);
+            sql(db, "COMMIT");
+            samples[i] = now() - start;
+        }
+        *pass_figure(out, pass) = median(samples, commits);
     }
-    out->update = median(samples, commits);
-    for (i = 0; i < commits; i++) {
-        int64_t rank = (int64_t)(next_random() >> 24);
-        snprintf(key, sizeof key, "n%d", i);
-        start = now();
-        sql(db, "BEGIN");
-        sqlite3_bind_text(insert, 1, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(insert, 2, rank);
-        sqlite3_bind_blob(insert, 3, &rank, sizeof rank, SQLITE_TRANSIENT);
-        sqlite3_step(insert);
-        sqlite3_reset(insert);
-        sql(db, "COMMIT");
-        samples[i] = now() - start;
-    }
-    out->insert = median(samples, commits);
-    for (i = 0; i < commits; i++) {
-        snprintf(key, sizeof key, "n%d", i);
-        start = now();
-        sql(db, "BEGIN");
-        sqlite3_bind_text(remove, 1, key, -1, SQLITE_TRANSIENT);
-        sqlite3_step(remove);
-        sqlite3_reset(remove);
-        sql(db, "COMMIT");
-        samples[i] = now() - start;
-    }
-    out->remove = median(samples, commits);
-    sqlite3_finalize(insert);
-    sqlite3_finalize(update);
-    sqlite3_finalize(remove);
+    for (pass = 0; pass < 3; pass++) sqlite3_finalize(statements[pass]);
     sqlite3_close(db);
     free(samples);
 }
@@ -257,9 +243,7 @@ static void engine_run(const char *path, int rows, int commits, int keyed, figur
             MUST(ydb_connection_begin_long_lived_read(reader, NULL));
             if (file_size(wal) > out->wal) out->wal = file_size(wal);
         }
-        if (pass == 0) out->update = median(samples, commits);
-        else if (pass == 1) out->insert = median(samples, commits);
-        else out->remove = median(samples, commits);
+        *pass_figure(out, pass) = median(samples, commits);
     }
     ydb_connection_close(reader);
     ydb_connection_close(writer);
@@ -280,7 +264,7 @@ int main(int argc, char **argv) {
     int rows = argc > 1 ? atoi(argv[1]) : 100000;
     int commits = argc > 2 ? atoi(argv[2]) : 2000;
     char directory[] = "/tmp/ydbview-c-bench-XXXXXX", path[512];
-    figures plain, compared, keyed;
+    figures plain = {0}, compared = {0}, keyed = {0};
     int form;
     if (rows < 100 || commits < 1 || !mkdtemp(directory)) {
         fprintf(stderr, "usage: %s [rows >= 100] [commits >= 1]\n", argv[0]);
