@@ -12,27 +12,8 @@
 #include <unistd.h>
 #include "view_helpers.h"
 
-/* The key of sort_by_suffix's order: the suffix bytes as they are (raw:
-** memcmp, a shorter prefix first -- the comparator's tie-break). */
-static int key_by_suffix(void *ctx, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
-    view_counter *counter = (view_counter *)ctx;
-    const char *object = (const char *)row->object;
-    size_t start = group_length(object, row->object_size) + 1;
-    (void)group;
-    counter->sorting_calls++;
-    if (counter->fail_sorting) return 1;
-    if (row->object_size <= start) return ydb_sort_key_append_raw(key, "", 0);
-    return ydb_sort_key_append_raw(key, object + start, row->object_size - start);
-}
-
 static int register_keyed(ydb_database *db, const char *name, const char *tag, view_counter *counter) {
-    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
-    def.grouping = group_by_prefix;
-    def.grouping_flavour = YDB_FLAVOUR_OBJECT;
-    def.sort_key = key_by_suffix;
-    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
-    def.version_tag = tag;
-    return ydb_view_register(db, name, &def, counter, counter_destroy);
+    return register_sorted(db, name, tag, 1, counter, NULL, key_by_suffix);
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;

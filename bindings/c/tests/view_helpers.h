@@ -66,17 +66,40 @@ static inline int sort_by_suffix(void *ctx, const char *group, const ydb_view_ro
     return 0;
 }
 
-/* Registers the standard view (object flavour) under `name` with `tag`. */
-static inline int register_standard(ydb_database *db, const char *name, const char *tag,
-                             int persistent, view_counter *counter) {
+/* The sort-key form of sort_by_suffix's order: the suffix bytes as they are
+** (raw: memcmp, a shorter prefix first -- the comparator's tie-break). */
+static inline int key_by_suffix(void *ctx, const char *group, const ydb_view_row *row,
+                                ydb_sort_key *key) {
+    view_counter *counter = (view_counter *)ctx;
+    const char *object = (const char *)row->object;
+    size_t start = group_length(object, row->object_size) + 1;
+    (void)group;
+    counter->sorting_calls++;
+    if (counter->fail_sorting) return 1;
+    if (row->object_size <= start) return ydb_sort_key_append_raw(key, "", 0);
+    return ydb_sort_key_append_raw(key, object + start, row->object_size - start);
+}
+
+/* Registers the standard grouping (object flavour) under `name` with `tag`,
+** sorted by `sorting` or by `sort_key` (one of them NULL). */
+static inline int register_sorted(ydb_database *db, const char *name, const char *tag,
+                                  int persistent, view_counter *counter,
+                                  ydb_sorting_fn sorting, ydb_sort_key_fn sort_key) {
     ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
     def.grouping = group_by_prefix;
     def.grouping_flavour = YDB_FLAVOUR_OBJECT;
-    def.sorting = sort_by_suffix;
+    def.sorting = sorting;
+    def.sort_key = sort_key;
     def.sorting_flavour = YDB_FLAVOUR_OBJECT;
     def.version_tag = tag;
     def.persistent = persistent;
     return ydb_view_register(db, name, &def, counter, counter_destroy);
+}
+
+/* Registers the standard view (object flavour) under `name` with `tag`. */
+static inline int register_standard(ydb_database *db, const char *name, const char *tag,
+                             int persistent, view_counter *counter) {
+    return register_sorted(db, name, tag, persistent, counter, sort_by_suffix, NULL);
 }
 
 /* Runs one write in its own transaction: set (metadata may be NULL). */
