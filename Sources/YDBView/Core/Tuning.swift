@@ -11,7 +11,7 @@ enum Tuning {
     static let relabelGap: Int64 = 2
     static let checksInvariants = true
     #else
-    static let treeCapacity = 32
+    static let treeCapacity = 64
     static let labelStep: Int64 = 1 << 32
     static let relabelGap: Int64 = 1 << 10
     static let checksInvariants = false

@@ -68,7 +68,7 @@ final class ViewWriter {
         if try fitsInPlace(subject, newGroup, oldIndex, transaction) {
             if let key = subject.sortKey, state.sortKeys.value(for: rowid) != key {
                 state.setSortKey(key, for: rowid)
-                try persist(rowid, newGroup, current.label, transaction)
+                try persist(rowid, newGroup, current.label, key, transaction)
             }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
@@ -79,7 +79,7 @@ final class ViewWriter {
             // An inconsistent comparator can send it back where it was: the
             // old label still sits between the same neighbours.
             state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey)
-            if subject.sortKey != nil { try persist(rowid, newGroup, current.label, transaction) }
+            if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, transaction) }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
@@ -328,12 +328,14 @@ final class ViewWriter {
                 return true
             }
             state.relabel(group: group, rows: moved)
-            for entry in moved { try persist(entry.rowid, group, entry.label, transaction) }
+            for entry in moved {
+                try persist(entry.rowid, group, entry.label, state.sortKeys.value(for: entry.rowid), transaction)
+            }
             label = spread.newLabel
         }
         if state.group(group) == nil { logCreatedIfNew(group) }
         state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey)
-        try persist(rowid, group, label, transaction)
+        try persist(rowid, group, label, sortKey, transaction)
         keys[rowid] = rowKey
         entries.append(.insert(rowid: rowid, group: group, index: index))
         let count = tree.count + 1
@@ -362,10 +364,11 @@ final class ViewWriter {
         wasReset = true
     }
 
-    private func persist(_ rowid: Int64, _ group: String, _ label: Int64, _ transaction: ReadWriteTransaction) throws {
+    /// Stores a row's place; `sortKey` is its key (nil for a comparator).
+    private func persist(_ rowid: Int64, _ group: String, _ label: Int64, _ sortKey: SortKey?,
+                         _ transaction: ReadWriteTransaction) throws {
         if let id = instance.storageID {
-            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label,
-                                sortKey: state.sortKeys.value(for: rowid), transaction.handle)
+            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, transaction.handle)
         }
     }
 
