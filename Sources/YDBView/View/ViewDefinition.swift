@@ -137,19 +137,6 @@ public struct ViewSorting: Sendable {
         if case .key = form { return true }
         return false
     }
-
-    /// Orders two rows of `group`, whichever the form (the key form
-    /// compares the two rows' keys).
-    public var body: Comparator {
-        switch form {
-        case .comparator(let compare): return compare
-        case .key(let key):
-            return { group, a, b in
-                let order = SortKey.compare(try key(group, a).bytes, try key(group, b).bytes)
-                return order < 0 ? .ascending : order == 0 ? .same : .descending
-            }
-        }
-    }
 }
 
 /// Locates a range of a sorted group: for a row, is it before the range
