@@ -1600,6 +1600,32 @@ int ydb_changeset_row_collection(const ydb_changeset *changeset, size_t index,
 int ydb_changeset_row_key(const ydb_changeset *changeset, size_t index,
                           const char **out_key);
 
+/*
+** ydb_changeset_row reads every answer above for one row change in one
+** call (what a binding uses: one call a change). An index path or
+** position the change does not have is YDB_NO_INDEX in both its fields; a
+** group, collection or key it does not have is NULL. Strings are borrowed
+** until ydb_changeset_free(). On failure *out_change is cleared the same
+** way, with type 0.
+*/
+#define YDB_NO_INDEX ((size_t)-1)
+
+typedef struct ydb_row_change {
+    int type;                              /* YDB_CHANGE_* */
+    unsigned int changes;                  /* YDB_CHANGED_* flags */
+    size_t section, row;                   /* _index_path */
+    size_t new_section, new_row;           /* _new_index_path */
+    size_t original_section, original_row; /* _original_position */
+    size_t final_section, final_row;       /* _final_position */
+    const char *original_group;
+    const char *final_group;
+    const char *collection;
+    const char *key;
+} ydb_row_change;
+
+int ydb_changeset_row(const ydb_changeset *changeset, size_t index,
+                      ydb_row_change *out_change);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -146,12 +146,17 @@ public func ydb_changeset_row_type(_ handle: OpaquePointer?, _ position: UInt,
     run {
         let out = try required(outType, "out_type")
         out.pointee = 0
-        switch try rowChange(handle, position).2.type {
-        case .insert: out.pointee = 1
-        case .delete: out.pointee = 2
-        case .move: out.pointee = 3
-        case .update: out.pointee = 4
-        }
+        out.pointee = rowChangeType(try rowChange(handle, position).2.type)
+    }
+}
+
+/// YDB_CHANGE_* for a row change type.
+private func rowChangeType(_ type: RowChange.Kind) -> Int32 {
+    switch type {
+    case .insert: 1
+    case .delete: 2
+    case .move: 3
+    case .update: 4
     }
 }
 
@@ -244,5 +249,57 @@ public func ydb_changeset_row_changes(_ handle: OpaquePointer?, _ position: UInt
         let out = try required(outFlags, "out_flags")
         out.pointee = 0
         out.pointee = UInt32(try rowChange(handle, position).2.changes.rawValue)
+    }
+}
+
+/// `ydb_row_change`, field for field (natural alignment, as in C).
+struct CRowChange {
+    var type: Int32
+    var changes: UInt32
+    var section: UInt, row: UInt
+    var newSection: UInt, newRow: UInt
+    var originalSection: UInt, originalRow: UInt
+    var finalSection: UInt, finalRow: UInt
+    var originalGroup: UnsafePointer<CChar>?
+    var finalGroup: UnsafePointer<CChar>?
+    var collection: UnsafePointer<CChar>?
+    var key: UnsafePointer<CChar>?
+
+    /// What a failed call leaves behind: no type, no index paths, no strings.
+    // A constant with C pointers (all NULL): never written.
+    nonisolated(unsafe) static let cleared = CRowChange(
+        type: 0, changes: 0, section: noIndex, row: noIndex, newSection: noIndex, newRow: noIndex,
+        originalSection: noIndex, originalRow: noIndex, finalSection: noIndex, finalRow: noIndex,
+        originalGroup: nil, finalGroup: nil, collection: nil, key: nil)
+}
+
+/// YDB_NO_INDEX: the index path a change does not have.
+private let noIndex = UInt.max
+
+private func cPath(_ path: TableIndexPath?) -> (UInt, UInt) {
+    guard let path else { return (noIndex, noIndex) }
+    return (UInt(path.section), UInt(path.row))
+}
+
+/// Every answer of the per-field accessors for one row change, in one call
+/// (a binding reads a whole changeset with one call a change).
+@_cdecl("ydb_changeset_row")
+public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outChange: UnsafeMutableRawPointer?) -> Int32 {
+    run {
+        let out = try required(outChange, "out_change")
+        out.storeBytes(of: CRowChange.cleared, as: CRowChange.self)
+        let (box, offset, change) = try rowChange(handle, position)
+        let (section, row) = cPath(change.indexPath), (newSection, newRow) = cPath(change.newIndexPath)
+        let (originalSection, originalRow) = cPath(change.originalPosition)
+        let (finalSection, finalRow) = cPath(change.finalPosition)
+        let value = CRowChange(
+            type: rowChangeType(change.type), changes: UInt32(change.changes.rawValue),
+            section: section, row: row, newSection: newSection, newRow: newRow,
+            originalSection: originalSection, originalRow: originalRow, finalSection: finalSection, finalRow: finalRow,
+            originalGroup: box.originalGroups[offset].map { UnsafePointer($0) },
+            finalGroup: box.finalGroups[offset].map { UnsafePointer($0) },
+            collection: box.collections[offset].map { UnsafePointer($0) },
+            key: box.keys[offset].map { UnsafePointer($0) })
+        out.storeBytes(of: value, as: CRowChange.self)
     }
 }

@@ -163,6 +163,7 @@ int header_compile_check(void) {
     (void)&ydb_changeset_row_changes;
     (void)&ydb_changeset_row_collection;
     (void)&ydb_changeset_row_key;
+    (void)&ydb_changeset_row;
     return YDB_OK + YDB_ERROR + YDB_MISUSE + YDB_INVALID_ARGUMENT +
            YDB_NOTFOUND + YDB_CLOSED + YDB_BUSY + YDB_SQLITE +
            YDB_CALLBACK_FAILED + YDB_MISMATCH + YDB_CORRUPT +

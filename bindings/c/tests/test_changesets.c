@@ -77,6 +77,54 @@ static int key_is(ydb_changeset *cs, size_t i, const char *want) {
     return rc == YDB_OK && strcmp(key, want) == 0;
 }
 
+/* ydb_changeset_row must give what the per-field accessors give, for every
+** row change; then the changeset is freed. */
+typedef int (*path_fn)(const ydb_changeset *, size_t, size_t *, size_t *);
+typedef int (*text_fn)(const ydb_changeset *, size_t, const char **);
+
+static int same_path(ydb_changeset *cs, size_t i, path_fn read, size_t want_s, size_t want_r) {
+    size_t s = 0, r = 0;
+    int rc = read(cs, i, &s, &r);
+    if (rc == YDB_NOTFOUND) return want_s == YDB_NO_INDEX && want_r == YDB_NO_INDEX;
+    return rc == YDB_OK && s == want_s && r == want_r;
+}
+
+static int same_text(ydb_changeset *cs, size_t i, text_fn read, const char *want) {
+    const char *text = NULL;
+    int rc = read(cs, i, &text);
+    if (rc == YDB_NOTFOUND) return want == NULL;
+    return rc == YDB_OK && want == text;   /* the same borrowed string */
+}
+
+static void free_checked(ydb_changeset *cs) {
+    size_t n = 0;
+    ydb_row_change c;
+    int type;
+    unsigned int flags;
+    CHECK_OK(ydb_changeset_row_change_count(cs, &n));
+    for (size_t i = 0; i < n; i++) {
+        CHECK_OK(ydb_changeset_row(cs, i, &c));
+        CHECK_OK(ydb_changeset_row_type(cs, i, &type));
+        CHECK(c.type == type);
+        CHECK_OK(ydb_changeset_row_changes(cs, i, &flags));
+        CHECK(c.changes == flags);
+        CHECK(same_path(cs, i, ydb_changeset_row_index_path, c.section, c.row));
+        CHECK(same_path(cs, i, ydb_changeset_row_new_index_path, c.new_section, c.new_row));
+        CHECK(same_path(cs, i, ydb_changeset_row_original_position, c.original_section, c.original_row));
+        CHECK(same_path(cs, i, ydb_changeset_row_final_position, c.final_section, c.final_row));
+        CHECK(same_text(cs, i, ydb_changeset_row_original_group, c.original_group));
+        CHECK(same_text(cs, i, ydb_changeset_row_final_group, c.final_group));
+        CHECK(same_text(cs, i, ydb_changeset_row_collection, c.collection));
+        CHECK(same_text(cs, i, ydb_changeset_row_key, c.key));
+    }
+    /* Out of range: an error, and the struct cleared. */
+    c.type = 9;
+    CHECK(ydb_changeset_row(cs, n, &c) == YDB_INVALID_ARGUMENT);
+    CHECK(c.type == 0 && c.section == YDB_NO_INDEX && c.key == NULL);
+    CHECK(ydb_changeset_row(cs, 0, NULL) == YDB_MISUSE);
+    ydb_changeset_free(cs);
+}
+
 /* ---- the top 20 with an insert at 5 ---- */
 
 static void test_top20(void) {
@@ -124,7 +172,7 @@ static void test_top20(void) {
         CHECK_OK(ydb_changeset_section_change_count(cs, &n));
         CHECK(n == 0);
     }
-    ydb_changeset_free(cs);
+    free_checked(cs);
     ydb_mappings_free(m);
     teardown(&f);
 }
@@ -166,7 +214,7 @@ static void test_moves_and_updates(void) {
     CHECK_OK(ydb_changeset_row_final_position(cs, 0, &section, &row));
     CHECK(section == 1 && row == 1);
     CHECK(key_is(cs, 0, "a0"));
-    ydb_changeset_free(cs);
+    free_checked(cs);
 
     /* A metadata-only change with object-flavour callbacks: an update, no
     ** callback runs. */
@@ -186,7 +234,7 @@ static void test_moves_and_updates(void) {
     CHECK(section == 1 && row == 0);
     CHECK_OK(ydb_changeset_row_changes(cs, 0, &flags));
     CHECK(flags == YDB_CHANGED_METADATA);
-    ydb_changeset_free(cs);
+    free_checked(cs);
 
     /* A dynamic section appears; two commits give one changeset. */
     CHECK_OK(set_row(f.writer, "c", "c0", "c:0"));
@@ -205,7 +253,7 @@ static void test_moves_and_updates(void) {
     CHECK_RC(ydb_changeset_row_original_group(cs, 0, &group), YDB_NOTFOUND);
     CHECK(group == NULL);
     CHECK_RC(ydb_changeset_row_type(cs, 2, &type), YDB_INVALID_ARGUMENT);
-    ydb_changeset_free(cs);
+    free_checked(cs);
 
     /* And vanishes. */
     REQUIRE_OK(ydb_txn_begin_read_write(f.writer, &txn));
@@ -216,7 +264,7 @@ static void test_moves_and_updates(void) {
     CHECK_OK(ydb_changeset_section_change(cs, 0, &type, &section, &group));
     CHECK(type == YDB_SECTION_DELETE && section == 2);
     CHECK(row_count(cs) == 2 && row_type(cs, 0) == YDB_CHANGE_DELETE);
-    ydb_changeset_free(cs);
+    free_checked(cs);
 
     /* Nothing for the mappings: an empty changeset; has_changes agrees. */
     CHECK_OK(set_row(f.writer, "c", "z0", "z:0"));
@@ -228,7 +276,7 @@ static void test_moves_and_updates(void) {
         CHECK_OK(ydb_changeset_new(m, skipped, &cs));
         CHECK_OK(ydb_changeset_is_empty(cs, &flag));
         CHECK(flag == 1);
-        ydb_changeset_free(cs);
+        free_checked(cs);
         ydb_notification_list_free(skipped);
     }
     CHECK_OK(set_row(f.writer, "c", "a2", "a:2"));
@@ -285,7 +333,7 @@ static void test_mismatch(void) {
     /* The right list works, then the same list again is a mismatch. */
     CHECK_OK(ydb_changeset_new(m, skipped, &cs));
     CHECK(row_count(cs) == 2);
-    ydb_changeset_free(cs);
+    free_checked(cs);
     CHECK_RC(ydb_changeset_new(m, skipped, &cs), YDB_MISMATCH);
     CHECK_OK(ydb_mappings_number_of_items_in_section(m, 0, &n));
     CHECK(n == 2);
@@ -294,7 +342,7 @@ static void test_mismatch(void) {
     CHECK_OK(ydb_notification_list_new(NULL, 0, &empty));
     CHECK_OK(ydb_changeset_new(m, empty, &cs));
     CHECK(row_count(cs) == 0);
-    ydb_changeset_free(cs);
+    free_checked(cs);
 
     /* Misuse. */
     CHECK_RC(ydb_changeset_new(NULL, skipped, &cs), YDB_MISUSE);
@@ -332,7 +380,7 @@ static void test_ownership(void) {
     CHECK_OK(ydb_changeset_row_key(cs, 0, &key));
     CHECK_OK(ydb_changeset_row_final_group(cs, 0, &group));
     CHECK(strcmp(key, "a0") == 0 && strcmp(group, "a") == 0);
-    ydb_changeset_free(cs);
+    free_checked(cs);
     teardown(&f);
 }
 
