@@ -184,6 +184,30 @@ func required<T>(_ pointer: T?, _ what: String) throws -> T {
 
 // MARK: - Results out
 
+/// The one shape of an export that answers through one out-parameter:
+/// NULL is refused, the output is cleared before anything can fail (so a
+/// caller never reads a stale answer), then `compute`'s answer is stored.
+func answer<T>(_ out: UnsafeMutablePointer<T>?, _ what: String, cleared: T,
+               _ compute: () throws -> T) -> Int32 {
+    run {
+        let target = try required(out, what)
+        target.pointee = cleared
+        target.pointee = try compute()
+    }
+}
+
+/// `answer` for counts, indexes, flags and snapshots: cleared to 0.
+func answer<T: BinaryInteger>(_ out: UnsafeMutablePointer<T>?, _ what: String,
+                              _ compute: () throws -> T) -> Int32 {
+    answer(out, what, cleared: 0, compute)
+}
+
+/// `answer` for pointers and handles: cleared to NULL.
+func answer<T>(_ out: UnsafeMutablePointer<T?>?, _ what: String, _ compute: () throws -> T?) -> Int32 {
+    answer(out, what, cleared: nil, compute)
+}
+
+
 /// A malloc'd copy of `data` for the caller to `ydb_free`; never NULL.
 func mallocCopy(_ data: [UInt8]) throws -> UnsafeMutableRawPointer {
     guard let buffer = malloc(max(data.count, 1)) else {

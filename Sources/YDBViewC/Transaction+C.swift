@@ -146,11 +146,7 @@ public func ydb_txn_end(_ handle: OpaquePointer?) -> Int32 { finish(handle) }
 
 @_cdecl("ydb_txn_snapshot")
 public func ydb_txn_snapshot(_ handle: OpaquePointer?, _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
-    run {
-        let out = try required(outSnapshot, "out_snapshot")
-        out.pointee = 0
-        out.pointee = try usableTxn(handle).transaction.snapshot
-    }
+    answer(outSnapshot, "out_snapshot") { try usableTxn(handle).transaction.snapshot }
 }
 
 @_cdecl("ydb_txn_is_read_write")
@@ -248,11 +244,7 @@ public func ydb_txn_count(_ handle: OpaquePointer?, _ collection: UnsafePointer<
 
 @_cdecl("ydb_txn_count_all")
 public func ydb_txn_count_all(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try usableTxn(handle).transaction.countAll())
-    }
+    answer(outCount, "out_count") { UInt(try usableTxn(handle).transaction.countAll()) }
 }
 
 @_cdecl("ydb_txn_enumerate_collections")
