@@ -49,13 +49,13 @@ typealias GroupSourceSlot = CallbackSlot<GroupSourceCallbacks>
 extension CallbackSlot where Callbacks == GroupSourceCallbacks {
     func accepts(_ group: String) -> Bool {
         guard let callbacks = current else { return false }
-        return group.withCString { name in insideViewCallback { callbacks.filter(callbacks.ctx, name) } } != 0
+        return group.withCString { name in callbacks.filter(callbacks.ctx, name) } != 0
     }
 
     func less(_ lhs: String, _ rhs: String) -> Bool {
         guard let callbacks = current else { return utf8Order(lhs, rhs) }
         return lhs.withCString { first in
-            rhs.withCString { second in insideViewCallback { callbacks.sort(callbacks.ctx, first, second) } }
+            rhs.withCString { second in callbacks.sort(callbacks.ctx, first, second) }
         } < 0
     }
 }
@@ -474,10 +474,8 @@ private func borrowedName(_ handle: OpaquePointer?, _ outName: UnsafeMutablePoin
 public func ydb_mappings_update(_ handle: OpaquePointer?, _ txnHandle: OpaquePointer?) -> Int32 {
     run {
         let box = try mappingsBox(handle)
-        let txn = try usableTxn(txnHandle)
-        try txn.connection.whileRunningCallbacks {
-            try box.with { try $0.update(with: txn.transaction) }
-        }
+        let transaction = try usableTxn(txnHandle)
+        try box.with { try $0.update(with: transaction) }
     }
 }
 
@@ -717,8 +715,7 @@ private func location(_ box: MappingsBox, _ section: UInt, _ row: UInt) throws -
 
 /// The mappings' view in transaction `txnHandle`, or YDB_NOTFOUND.
 private func mappedView(_ txnHandle: OpaquePointer?, _ box: MappingsBox) throws -> ViewTransaction {
-    let txn = try usableTxn(txnHandle)
-    guard let view = try txn.transaction.view(box.mappings.viewName) else {
+    guard let view = try usableTxn(txnHandle).view(box.mappings.viewName) else {
         throw notFound("no view named '\(box.mappings.viewName)' is registered")
     }
     return view

@@ -77,17 +77,12 @@ func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: Stri
 // MARK: - Last error (thread-local)
 
 /// One per thread, owned by the thread's pthread key: freed when the thread
-/// exits. Holds the last error and how deep the thread is in commit observers.
+/// exits. Holds the last error and the sort-key call running on the thread.
 final class LastError {
     var code: Int32 = 0
     /// SQLite's extended result code behind `code`, or 0.
     var sqliteCode: Int32 = 0
     var message: UnsafeMutablePointer<CChar>?
-    var observerDepth = 0
-    /// How deep the thread is in view callbacks (grouping, sorting, find,
-    /// mappings filter/sort): calls that would wait for the engine it is
-    /// inside of are refused while this is positive.
-    var viewCallbackDepth = 0
     /// The key the sort_key callback running on this thread is building.
     var sortKeyCall: SortKeyCall?
     /// Numbers this thread's sort_key calls (their handles).
@@ -224,8 +219,6 @@ func immortalCString(_ text: String) -> UnsafePointer<CChar> {
     UnsafePointer(strdup(text)!)
 }
 
-func currentThread() -> UInt { UInt(pthread_self()) }
-
 /// An owned NUL-terminated copy for the caller to `ydb_free`.
 func mallocString(_ text: String) throws -> UnsafeMutablePointer<CChar> {
     guard let copy = strdup(text) else { throw YDBError(.error, "out of memory") }
@@ -235,23 +228,10 @@ func mallocString(_ text: String) throws -> UnsafeMutablePointer<CChar> {
 /// A Swift Int from a C size_t index; indexes too large for Int cannot exist.
 func index(_ value: UInt) -> Int? { Int(exactly: value) }
 
-/// Runs `body` marked as inside a user view callback (see LastError).
-func insideViewCallback<T>(_ body: () throws -> T) rethrows -> T {
-    let thread = currentLastError(create: true)
-    thread?.viewCallbackDepth += 1
-    defer { thread?.viewCallbackDepth -= 1 }
-    return try body()
-}
-
-func refuseInsideViewCallback(_ what: String) throws {
-    if let thread = currentLastError(create: false), thread.viewCallbackDepth > 0 {
-        throw YDBError(.misuse, "cannot \(what) inside a view callback")
-    }
-}
-
 /// Holds a set of C callbacks for the engine's closures. Clearing it
-/// releases them — and runs their destructor — at a known moment (unregister,
-/// free, close), outside the lock, whatever the engine still references.
+/// releases them — and runs their destructor — at the moment the engine
+/// says they stop being used (its ReleaseHook; or a mappings free), outside
+/// the lock, whatever the engine still references.
 final class CallbackSlot<Callbacks: AnyObject>: @unchecked Sendable {
     private let lock = Lock()
     private var callbacks: Callbacks?

@@ -11,82 +11,22 @@ public typealias CNameCallback = @convention(c) (UnsafeMutableRawPointer?, Unsaf
 public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
                                          UnsafeRawPointer?, UInt, UnsafeRawPointer?, UInt) -> Int32
 
-final class TxnBox {
-    let connection: ConnectionBox
-    let transaction: ReadTransaction
-    /// Callbacks given to ydb_view_set_definition in this transaction: they
-    /// become the views' current callbacks if it commits, and are released
-    /// otherwise (at the latest when the handle goes).
-    private let lock = Lock()
-    private var pendingViews: [(name: String, slot: ViewSlot)] = []
-
-    init(_ connection: ConnectionBox, _ transaction: ReadTransaction) {
-        self.connection = connection
-        self.transaction = transaction
-    }
-
-    deinit { releasePendingViews() }
-
-    func addPendingView(_ name: String, _ slot: ViewSlot) {
-        lock.withLock { pendingViews.append((name, slot)) }
-    }
-
-    private func takePendingViews() -> [(name: String, slot: ViewSlot)] {
-        lock.withLock {
-            defer { pendingViews.removeAll() }
-            return pendingViews
-        }
-    }
-
-    func releasePendingViews() {
-        for pending in takePendingViews() { pending.slot.clear() }
-    }
-
-    /// After a successful commit: the new callbacks replace the old ones.
-    func installPendingViews() {
-        for pending in takePendingViews() {
-            if let database = connection.database {
-                database.installView(pending.slot, name: pending.name)
-            } else {
-                pending.slot.clear()
-            }
-        }
-    }
-
-    var writer: ReadWriteTransaction {
-        get throws {
-            guard let writer = transaction as? ReadWriteTransaction else {
-                throw YDBError(.misuse, "cannot write in a read transaction")
-            }
-            return writer
-        }
-    }
-
-    /// Ends the transaction (rolling back a read-write one).
-    func finish() {
-        if let writer = transaction as? ReadWriteTransaction { writer.rollback() } else { transaction.end() }
-        connection.finished(transaction)
-        releasePendingViews()
-    }
+/// A transaction handle is the engine's transaction itself: every rule
+/// (re-entry from callbacks, ending, a second writer) is the engine's.
+func usableTxn(_ handle: OpaquePointer?) throws -> ReadTransaction {
+    try lookup(handle, ReadTransaction.self, "transaction")
 }
 
-/// Looks a transaction up and refuses re-entry from its connection's callbacks.
-func usableTxn(_ handle: OpaquePointer?) throws -> TxnBox {
-    let box = try lookup(handle, TxnBox.self, "transaction")
-    try box.connection.checkNotInCallback()
-    return box
+private func writer(_ transaction: ReadTransaction) throws -> ReadWriteTransaction {
+    guard let writer = transaction as? ReadWriteTransaction else {
+        throw YDBError(.misuse, "cannot write in a read transaction")
+    }
+    return writer
 }
 
 private func begin(_ connectionHandle: OpaquePointer?, _ outTxn: UnsafeMutablePointer<OpaquePointer?>?,
                    _ make: (Connection) throws -> ReadTransaction) -> Int32 {
-    run {
-        let out = try required(outTxn, "out_txn")
-        out.pointee = nil
-        let connection = try usableConnection(connectionHandle)
-        let transaction = try make(connection.connection)
-        connection.opened(transaction)
-        out.pointee = registry.register(TxnBox(connection, transaction))
-    }
+    answer(outTxn, "out_txn") { registry.register(try make(try usableConnection(connectionHandle))) }
 }
 
 @_cdecl("ydb_txn_begin_read")
@@ -98,43 +38,25 @@ public func ydb_txn_begin_read(_ connection: OpaquePointer?,
 @_cdecl("ydb_txn_begin_read_write")
 public func ydb_txn_begin_read_write(_ connection: OpaquePointer?,
                                      _ outTxn: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    begin(connection, outTxn) { connection in
-        // Observers run while the committing transaction still holds the
-        // database's write lock: waiting for it here would never end.
-        if let thread = currentLastError(create: false), thread.observerDepth > 0 {
-            throw YDBError(.misuse, "cannot begin a read-write transaction inside a commit observer")
-        }
-        try refuseInsideViewCallback("begin a read-write transaction")
-        return try connection.beginReadWriteTransaction()
-    }
+    begin(connection, outTxn) { try $0.beginReadWriteTransaction() }
 }
 
 @_cdecl("ydb_txn_commit")
 public func ydb_txn_commit(_ handle: OpaquePointer?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
-        let writer = try box.writer
-        registry.unregister(handle)
-        defer { box.connection.finished(writer) }
-        do {
-            // Observers run inside commit on this thread: they must not
-            // re-enter this connection.
-            try box.connection.whileRunningCallbacks { try writer.commit() }
-        } catch {
-            writer.rollback()
-            box.releasePendingViews()
-            throw error
-        }
-        box.installPendingViews()
+        let transaction = try writer(try usableTxn(handle))
+        // A refused commit (from inside its own callbacks) leaves the
+        // transaction open; any other failure has rolled it back.
+        defer { if transaction.hasEnded { registry.unregister(handle) } }
+        try transaction.commit()
     }
 }
 
 private func finish(_ handle: OpaquePointer?) -> Int32 {
     run {
         guard handle != nil else { return }
-        let box = try usableTxn(handle)
+        try usableTxn(handle).endRefusingCallbacks()
         registry.unregister(handle)
-        box.finish()
     }
 }
 
@@ -146,16 +68,12 @@ public func ydb_txn_end(_ handle: OpaquePointer?) -> Int32 { finish(handle) }
 
 @_cdecl("ydb_txn_snapshot")
 public func ydb_txn_snapshot(_ handle: OpaquePointer?, _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
-    answer(outSnapshot, "out_snapshot") { try usableTxn(handle).transaction.snapshot }
+    answer(outSnapshot, "out_snapshot") { try usableTxn(handle).snapshot }
 }
 
 @_cdecl("ydb_txn_is_read_write")
 public func ydb_txn_is_read_write(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        out.pointee = try usableTxn(handle).transaction is ReadWriteTransaction ? 1 : 0
-    }
+    answer(outFlag, "out_flag") { try usableTxn(handle) is ReadWriteTransaction ? 1 : 0 }
 }
 
 // MARK: - Reading
@@ -170,7 +88,7 @@ private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar
         let size = try required(outSize, "out_size")
         data.pointee = nil
         size.pointee = 0
-        let txn = try usableTxn(handle).transaction
+        let txn = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
         guard let blob = try read(txn, collectionName, keyName) else {
@@ -209,7 +127,7 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
                             _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
     run {
         let outputs = try RowOutputs(outObject, outObjectSize, outMetadata, outMetadataSize)
-        let txn = try usableTxn(handle).transaction
+        let txn = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
         guard let row = try txn.row(forKey: keyName, inCollection: collectionName) else {
@@ -222,42 +140,30 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
 @_cdecl("ydb_txn_exists")
 public func ydb_txn_exists(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                            _ key: UnsafePointer<CChar>?, _ outExists: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outExists, "out_exists")
-        out.pointee = 0
-        let txn = try usableTxn(handle).transaction
-        let exists = try txn.exists(key: try string(key, "key"), inCollection: try string(collection, "collection"))
-        out.pointee = exists ? 1 : 0
+    answer(outExists, "out_exists") {
+        try usableTxn(handle).exists(key: try string(key, "key"), inCollection: try string(collection, "collection")) ? 1 : 0
     }
 }
 
 @_cdecl("ydb_txn_count")
 public func ydb_txn_count(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                           _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        let txn = try usableTxn(handle).transaction
-        out.pointee = UInt(try txn.count(inCollection: try string(collection, "collection")))
-    }
+    answer(outCount, "out_count") { UInt(try usableTxn(handle).count(inCollection: try string(collection, "collection"))) }
 }
 
 @_cdecl("ydb_txn_count_all")
 public func ydb_txn_count_all(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    answer(outCount, "out_count") { UInt(try usableTxn(handle).transaction.countAll()) }
+    answer(outCount, "out_count") { UInt(try usableTxn(handle).countAll()) }
 }
 
 @_cdecl("ydb_txn_enumerate_collections")
 public func ydb_txn_enumerate_collections(_ handle: OpaquePointer?, _ callback: CNameCallback?,
                                           _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
+        let transaction = try usableTxn(handle)
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        let names = try box.transaction.collections()
-        try box.connection.whileRunningCallbacks {
-            for name in names {
-                if name.withCString({ callback(ctx, $0) }) != 0 { break }
-            }
+        try transaction.enumerateCollections { name, stop in
+            stop = name.withCString { callback(ctx, $0) } != 0
         }
     }
 }
@@ -266,13 +172,11 @@ public func ydb_txn_enumerate_collections(_ handle: OpaquePointer?, _ callback: 
 public func ydb_txn_enumerate_keys(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                    _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
+        let transaction = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        try box.connection.whileRunningCallbacks {
-            try box.transaction.enumerateKeys(inCollection: collectionName) { key, stop in
-                stop = key.withCString { callback(ctx, $0) } != 0
-            }
+        try transaction.enumerateKeys(inCollection: collectionName) { key, stop in
+            stop = key.withCString { callback(ctx, $0) } != 0
         }
     }
 }
@@ -281,21 +185,19 @@ public func ydb_txn_enumerate_keys(_ handle: OpaquePointer?, _ collection: Unsaf
 public func ydb_txn_enumerate_rows(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                    _ callback: CRowCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
+        let transaction = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        try box.connection.whileRunningCallbacks {
-            try box.transaction.enumerateRows(inCollection: collectionName) { key, object, metadata, stop in
-                let result = key.withCString { keyPointer in
-                    object.withUnsafeBytes { objectBytes in
-                        withOptionalBytes(metadata) { metadataBytes in
-                            callback(ctx, keyPointer, objectBytes.baseAddress, UInt(objectBytes.count),
-                                     metadataBytes?.baseAddress, UInt(metadataBytes?.count ?? 0))
-                        }
+        try transaction.enumerateRows(inCollection: collectionName) { key, object, metadata, stop in
+            let result = key.withCString { keyPointer in
+                object.withUnsafeBytes { objectBytes in
+                    withOptionalBytes(metadata) { metadataBytes in
+                        callback(ctx, keyPointer, objectBytes.baseAddress, UInt(objectBytes.count),
+                                 metadataBytes?.baseAddress, UInt(metadataBytes?.count ?? 0))
                     }
                 }
-                stop = result != 0
             }
+            stop = result != 0
         }
     }
 }
@@ -316,11 +218,8 @@ private func withOptionalBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawBufferPoin
 private func write(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                    _ body: (ReadWriteTransaction, String, String) throws -> Void) -> Int32 {
     run {
-        let box = try usableTxn(handle)
-        let writer = try box.writer
-        let collectionName = try string(collection, "collection"), keyName = try string(key, "key")
-        // View callbacks run inside writes: they must not re-enter this connection.
-        try box.connection.whileRunningCallbacks { try body(writer, collectionName, keyName) }
+        let transaction = try writer(try usableTxn(handle))
+        try body(transaction, try string(collection, "collection"), try string(key, "key"))
     }
 }
 
@@ -383,8 +282,7 @@ public func ydb_txn_remove_object(_ handle: OpaquePointer?, _ collection: Unsafe
 public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                    _ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ keyCount: UInt) -> Int32 {
     run {
-        let box = try usableTxn(handle)
-        let writer = try box.writer
+        let transaction = try writer(try usableTxn(handle))
         let collectionName = try string(collection, "collection")
         let total = try count(keyCount, "count")
         var names: [String] = []
@@ -393,27 +291,20 @@ public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: Unsaf
             names.reserveCapacity(total)
             for index in 0..<total { names.append(try string(keys[index], "keys[\(index)]")) }
         }
-        try box.connection.whileRunningCallbacks {
-            try writer.removeObjects(forKeys: names, inCollection: collectionName)
-        }
+        try transaction.removeObjects(forKeys: names, inCollection: collectionName)
     }
 }
 
 @_cdecl("ydb_txn_remove_all_objects")
 public func ydb_txn_remove_all_objects(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
-        let writer = try box.writer
-        let collectionName = try string(collection, "collection")
-        try box.connection.whileRunningCallbacks { try writer.removeAllObjects(inCollection: collectionName) }
+        try writer(try usableTxn(handle)).removeAllObjects(inCollection: try string(collection, "collection"))
     }
 }
 
 @_cdecl("ydb_txn_remove_all_objects_in_all_collections")
 public func ydb_txn_remove_all_objects_in_all_collections(_ handle: OpaquePointer?) -> Int32 {
     run {
-        let box = try usableTxn(handle)
-        let writer = try box.writer
-        try box.connection.whileRunningCallbacks { try writer.removeAllObjectsInAllCollections() }
+        try writer(try usableTxn(handle)).removeAllObjectsInAllCollections()
     }
 }

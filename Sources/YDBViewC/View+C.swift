@@ -132,7 +132,7 @@ private func callGrouping(_ view: String, _ slot: ViewSlot, _ row: ViewRow) thro
     let result = GroupResultBox()
     let handle = registry.register(result)
     defer { registry.unregister(handle) }
-    let status = withCViewRow(row) { cRow in insideViewCallback { grouping(callbacks.ctx, cRow, handle) } }
+    let status = withCViewRow(row) { cRow in grouping(callbacks.ctx, cRow, handle) }
     if let failure = result.failure {
         throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
     }
@@ -150,7 +150,7 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ group: String,
     let status = group.withCString { groupName in
         withCViewRow(lhs) { first in
             withCViewRow(rhs) { second in
-                insideViewCallback { sorting(callbacks.ctx, groupName, first, second, &result) }
+                sorting(callbacks.ctx, groupName, first, second, &result)
             }
         }
     }
@@ -165,7 +165,7 @@ private func callSortKey(_ view: String, _ slot: ViewSlot, _ group: String, _ ro
     guard let sortKey = callbacks.sortKey else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key callback") }
     let (key, failure, status) = SortKeyCall.run { handle in
         group.withCString { groupName in
-            withCViewRow(row) { cRow in insideViewCallback { sortKey(callbacks.ctx, groupName, cRow, handle) } }
+            withCViewRow(row) { cRow in sortKey(callbacks.ctx, groupName, cRow, handle) }
         }
     }
     if let failure {
@@ -224,8 +224,10 @@ private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlo
         throw YDBError(.invalidArgument,
                        "allowed_collections is NULL but allowed_collection_count is \(definition.allowedCollectionCount)")
     }
-    return View(grouping: grouping, sorting: sorting, versionTag: tag,
-                isPersistent: definition.persistent != 0, allowedCollections: allowed)
+    var view = View(grouping: grouping, sorting: sorting, versionTag: tag,
+                    isPersistent: definition.persistent != 0, allowedCollections: allowed)
+    view.releaseHook = ReleaseHook { slot.clear() }
+    return view
 }
 
 private func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
@@ -261,33 +263,23 @@ public func ydb_group_result_set(_ handle: OpaquePointer?, _ group: UnsafePointe
     }
 }
 
-/// Refuses what would make the calling thread wait for itself.
-private func checkCanWriteViews(_ database: DatabaseBox, _ what: String) throws {
-    try refuseInsideViewCallback(what)
-    if database.hasWriter(on: currentThread()) {
-        throw YDBError(.misuse, "cannot \(what) while this thread has a read-write transaction open")
-    }
-}
-
 @_cdecl("ydb_view_register")
 public func ydb_view_register(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                               _ definitionPointer: UnsafeRawPointer?, _ ctx: UnsafeMutableRawPointer?,
                               _ destroy: CDestructor?) -> Int32 {
     let definition = loadDefinition(definitionPointer)
     let callbacks = slot(for: definition, ctx, destroy)
-    var installed = false
+    var handedOver = false
     let status = run {
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         let viewName = try string(name, "view name")
         guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
-        try checkCanWriteViews(database, "register a view")
         let view = try makeView(definition, name: viewName, slot: callbacks)
+        // From here the engine releases the callbacks (see ReleaseHook).
+        handedOver = true
         try database.database.registerView(view, name: viewName)
-        database.installView(callbacks, name: viewName)
-        installed = true
     }
-    // Not installed: nothing else will ever release these callbacks.
-    if !installed { callbacks.clear() }
+    if !handedOver { callbacks.clear() }
     return status
 }
 
@@ -310,10 +302,7 @@ public func ydb_view_registration_outcome(_ databaseHandle: OpaquePointer?, _ na
 public func ydb_view_unregister(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> Int32 {
     run {
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
-        let viewName = try string(name, "view name")
-        try checkCanWriteViews(database, "unregister a view")
-        try database.database.unregisterView(name: viewName)
-        database.removeView(name: viewName)
+        try database.database.unregisterView(name: try string(name, "view name"))
     }
 }
 
@@ -323,7 +312,7 @@ public func ydb_view_enumerate_registered(_ databaseHandle: OpaquePointer?, _ ca
     run {
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        for name in database.database.registeredViewNames.sorted(by: utf8Order) {
+        for name in database.database.registeredViewNames {
             if name.withCString({ callback(ctx, $0) }) != 0 { break }
         }
     }
@@ -335,26 +324,21 @@ public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafeP
                                     _ destroy: CDestructor?) -> Int32 {
     let definition = loadDefinition(definitionPointer)
     let callbacks = slot(for: definition, ctx, destroy)
-    var pending = false
+    var handedOver = false
     let status = run {
-        let box = try usableTxn(txnHandle)
-        let writer = try box.writer
+        guard let writer = try usableTxn(txnHandle) as? ReadWriteTransaction else {
+            throw YDBError(.misuse, "cannot write in a read transaction")
+        }
         let viewName = try string(name, "view name")
         guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
-        guard let current = try writer.view(viewName) else {
-            throw YDBError(.notFound, "no view named '\(viewName)' is registered")
-        }
         let view = try makeView(definition, name: viewName, slot: callbacks)
-        // The same tag changes nothing: the engine keeps the old callbacks.
-        if try current.versionTag == view.versionTag { return }
-        try box.connection.whileRunningCallbacks {
-            try writer.setViewDefinition(name: viewName, grouping: view.grouping, sorting: view.sorting,
-                                         versionTag: view.versionTag)
-        }
-        box.addPendingView(viewName, callbacks)
-        pending = true
+        // From here the engine releases the callbacks: when the transaction
+        // ends, unless a commit installed them (see ReleaseHook).
+        handedOver = true
+        try writer.setViewDefinition(name: viewName, grouping: view.grouping, sorting: view.sorting,
+                                     versionTag: view.versionTag, releaseHook: view.releaseHook)
     }
-    if !pending { callbacks.clear() }
+    if !handedOver { callbacks.clear() }
     return status
 }
 
@@ -362,13 +346,13 @@ public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafeP
 
 /// Runs `body` on view `view` of transaction `handle`, refusing unknown views.
 func withView<T>(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
-                 _ body: (TxnBox, ViewTransaction) throws -> T) throws -> T {
-    let box = try usableTxn(handle)
+                 _ body: (ViewTransaction) throws -> T) throws -> T {
+    let transaction = try usableTxn(handle)
     let name = try string(view, "view name")
-    guard let viewTransaction = try box.transaction.view(name) else {
+    guard let viewTransaction = try transaction.view(name) else {
         throw YDBError(.notFound, "no view named '\(name)' is registered")
     }
-    return try body(box, viewTransaction)
+    return try body(viewTransaction)
 }
 
 func noRow(_ group: String, _ index: UInt) -> YDBError {
@@ -391,12 +375,7 @@ func storeKey(_ rowKey: RowKey, _ outCollection: UnsafeMutablePointer<UnsafeMuta
 @_cdecl("ydb_view_is_registered")
 public func ydb_view_is_registered(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                    _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        let box = try usableTxn(handle)
-        out.pointee = try box.transaction.view(try string(view, "view name")) == nil ? 0 : 1
-    }
+    answer(outFlag, "out_flag") { try usableTxn(handle).view(try string(view, "view name")) == nil ? 0 : 1 }
 }
 
 @_cdecl("ydb_view_version_tag")
@@ -405,7 +384,7 @@ public func ydb_view_version_tag(_ handle: OpaquePointer?, _ view: UnsafePointer
     run {
         let out = try required(outTag, "out_tag")
         out.pointee = nil
-        let tag = try withView(handle, view) { try $1.versionTag }
+        let tag = try withView(handle, view) { try $0.versionTag }
         out.pointee = try mallocString(tag)
     }
 }
@@ -416,7 +395,7 @@ public func ydb_view_group_count(_ handle: OpaquePointer?, _ view: UnsafePointer
     run {
         let out = try required(outCount, "out_count")
         out.pointee = 0
-        out.pointee = UInt(try withView(handle, view) { try $1.numberOfGroups() })
+        out.pointee = UInt(try withView(handle, view) { try $0.numberOfGroups() })
     }
 }
 
@@ -424,12 +403,10 @@ public func ydb_view_group_count(_ handle: OpaquePointer?, _ view: UnsafePointer
 public func ydb_view_enumerate_groups(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                       _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?) -> Int32 {
     run {
-        let (box, groups) = try withView(handle, view) { ($0, try $1.allGroups()) }
+        let groups = try withView(handle, view) { try $0.allGroups() }   // in byte order
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        try box.connection.whileRunningCallbacks {
-            for group in groups.sorted(by: utf8Order) {
-                if group.withCString({ callback(ctx, $0) }) != 0 { break }
-            }
+        for group in groups {
+            if group.withCString({ callback(ctx, $0) }) != 0 { break }
         }
     }
 }
@@ -441,7 +418,7 @@ public func ydb_view_has_group(_ handle: OpaquePointer?, _ view: UnsafePointer<C
         let out = try required(outFlag, "out_flag")
         out.pointee = 0
         let groupName = try string(group, "group")
-        out.pointee = try withView(handle, view) { try $1.hasGroup(groupName) } ? 1 : 0
+        out.pointee = try withView(handle, view) { try $0.hasGroup(groupName) } ? 1 : 0
     }
 }
 
@@ -452,7 +429,7 @@ public func ydb_view_count_in_group(_ handle: OpaquePointer?, _ view: UnsafePoin
         let out = try required(outCount, "out_count")
         out.pointee = 0
         let groupName = try string(group, "group")
-        out.pointee = UInt(try withView(handle, view) { try $1.numberOfItems(inGroup: groupName) })
+        out.pointee = UInt(try withView(handle, view) { try $0.numberOfItems(inGroup: groupName) })
     }
 }
 
@@ -462,7 +439,7 @@ public func ydb_view_count_all(_ handle: OpaquePointer?, _ view: UnsafePointer<C
     run {
         let out = try required(outCount, "out_count")
         out.pointee = 0
-        out.pointee = UInt(try withView(handle, view) { try $1.numberOfItemsInAllGroups() })
+        out.pointee = UInt(try withView(handle, view) { try $0.numberOfItemsInAllGroups() })
     }
 }
 
@@ -472,7 +449,7 @@ public func ydb_view_is_empty(_ handle: OpaquePointer?, _ view: UnsafePointer<CC
     run {
         let out = try required(outFlag, "out_flag")
         out.pointee = 0
-        out.pointee = try withView(handle, view) { try $1.isEmpty() } ? 1 : 0
+        out.pointee = try withView(handle, view) { try $0.isEmpty() } ? 1 : 0
     }
 }
 
@@ -490,7 +467,7 @@ private func keyAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ gr
         collectionOut.pointee = nil
         keyOut.pointee = nil
         let groupName = try string(group, "group")
-        let rowKey = try withView(handle, view) { _, viewTransaction -> RowKey? in
+        let rowKey = try withView(handle, view) { viewTransaction -> RowKey? in
             let count = try viewTransaction.numberOfItems(inGroup: groupName)
             let wanted: Int?
             switch position {
@@ -539,7 +516,7 @@ public func ydb_view_last_key(_ handle: OpaquePointer?, _ view: UnsafePointer<CC
 private func rowAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
                    _ position: UInt) throws -> (key: RowKey, object: [UInt8], metadata: [UInt8]?) {
     let groupName = try string(group, "group")
-    let row = try withView(handle, view) { _, viewTransaction in
+    let row = try withView(handle, view) { viewTransaction in
         try index(position).flatMap { try viewTransaction.row(at: $0, inGroup: groupName) }
     }
     guard let row else { throw noRow(groupName, position) }
@@ -604,7 +581,7 @@ public func ydb_view_position(_ handle: OpaquePointer?, _ view: UnsafePointer<CC
         position.pointee = 0
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
-        let found = try withView(handle, view) { try $1.position(forKey: keyName, inCollection: collectionName) }
+        let found = try withView(handle, view) { try $0.position(forKey: keyName, inCollection: collectionName) }
         guard let found else {
             throw YDBError(.notFound, "the view does not hold key \"\(keyName)\" of collection \"\(collectionName)\"")
         }
@@ -632,14 +609,12 @@ public func ydb_view_enumerate_keys(_ handle: OpaquePointer?, _ view: UnsafePoin
         let groupName = try string(group, "group")
         let range = try indexRange(start, end)
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        try withView(handle, view) { box, viewTransaction in
-            try box.connection.whileRunningCallbacks {
-                try viewTransaction.enumerateKeys(inGroup: groupName, range: range, reverse: reverse != 0) { rowKey, position, stop in
-                    let result = rowKey.collection.withCString { collection in
-                        rowKey.key.withCString { key in callback(ctx, collection, key, UInt(position)) }
-                    }
-                    stop = result != 0
+        try withView(handle, view) { viewTransaction in
+            try viewTransaction.enumerateKeys(inGroup: groupName, range: range, reverse: reverse != 0) { rowKey, position, stop in
+                let result = rowKey.collection.withCString { collection in
+                    rowKey.key.withCString { key in callback(ctx, collection, key, UInt(position)) }
                 }
+                stop = result != 0
             }
         }
     }
@@ -653,23 +628,21 @@ public func ydb_view_enumerate_rows(_ handle: OpaquePointer?, _ view: UnsafePoin
         let groupName = try string(group, "group")
         let range = try indexRange(start, end)
         guard let callback else { throw YDBError(.invalidArgument, "callback is NULL") }
-        try withView(handle, view) { box, viewTransaction in
-            try box.connection.whileRunningCallbacks {
-                try viewTransaction.enumerateRows(inGroup: groupName, range: range,
-                                                  reverse: reverse != 0) { rowKey, object, metadata, position, stop in
-                    let result = rowKey.collection.withCString { collection in
-                        rowKey.key.withCString { key in
-                            object.withUnsafeBytes { objectBytes in
-                                withBytes(metadata) { metadataPointer, metadataSize in
-                                    callback(ctx, collection, key, UInt(position),
-                                             objectBytes.baseAddress, UInt(objectBytes.count),
-                                             metadataPointer, metadataSize)
-                                }
+        try withView(handle, view) { viewTransaction in
+            try viewTransaction.enumerateRows(inGroup: groupName, range: range,
+                                              reverse: reverse != 0) { rowKey, object, metadata, position, stop in
+                let result = rowKey.collection.withCString { collection in
+                    rowKey.key.withCString { key in
+                        object.withUnsafeBytes { objectBytes in
+                            withBytes(metadata) { metadataPointer, metadataSize in
+                                callback(ctx, collection, key, UInt(position),
+                                         objectBytes.baseAddress, UInt(objectBytes.count),
+                                         metadataPointer, metadataSize)
                             }
                         }
                     }
-                    stop = result != 0
                 }
+                stop = result != 0
             }
         }
     }
@@ -697,7 +670,7 @@ public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<C
         func append(_ value: Int32) {
             withUnsafeBytes(of: value) { packed.append(contentsOf: $0) }
         }
-        try withView(handle, view) { _, viewTransaction in
+        try withView(handle, view) { viewTransaction in
             try viewTransaction.enumerateRows(inGroup: groupName, range: range,
                                               reverse: reverse != 0) { rowKey, object, metadata, _, _ in
                 let collection = Array(rowKey.collection.utf8), key = Array(rowKey.key.utf8)
@@ -731,13 +704,11 @@ public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>
         guard let callback else { throw YDBError(.invalidArgument, "find callback is NULL") }
         let find = ViewFind(flavour: try flavour(findFlavour, "flavour")) { row in
             var result: Int32 = 0
-            let status = withCViewRow(row) { cRow in insideViewCallback { callback(ctx, cRow, &result) } }
+            let status = withCViewRow(row) { cRow in callback(ctx, cRow, &result) }
             if status != 0 { throw YDBError(.callbackFailed, "find callback failed (returned \(status))") }
             return order(result)
         }
-        let range = try withView(handle, view) { box, viewTransaction in
-            try box.connection.whileRunningCallbacks { try viewTransaction.find(inGroup: groupName, using: find) }
-        }
+        let range = try withView(handle, view) { try $0.find(inGroup: groupName, using: find) }
         guard let range else { throw YDBError(.notFound, "no row of group '\(groupName)' matches") }
         start.pointee = UInt(range.lowerBound)
         end.pointee = UInt(range.upperBound)

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One SQLite handle onto a `Database`, running one transaction at a time.
 ///
@@ -28,6 +33,12 @@ public final class Connection: @unchecked Sendable {
     /// The long-lived read fell too far behind and its SQLite read was
     /// released (`releaseLaggingRead`): reads fail until it catches up.
     private var released = false
+    /// User code this connection is running now, innermost last, with the
+    /// thread it runs on (see `ReentryRule`).
+    private var userCode: [(thread: pthread_t, kind: UserCode)] = []
+    /// `end()`, `rollback()` or `close()` asked for from inside user code:
+    /// done once the call running that code returns.
+    private var deferredEnds: [() -> Void] = []
 
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
@@ -44,23 +55,41 @@ public final class Connection: @unchecked Sendable {
     /// Ends any transaction (rolling back a read-write one) and releases the
     /// SQLite handle. Idempotent. A transaction ended this way reports
     /// `.closed` ("its connection was closed") when used again.
+    ///
+    /// Called from inside one of this connection's own callbacks, it takes
+    /// effect when the call running that callback returns (see `ReentryRule`).
     public func close() {
         close(because: YDBError(.closed, "the transaction ended because its connection was closed"))
     }
 
+    /// `close()`, refusing with `.misuse` from inside this connection's own
+    /// callbacks instead of deferring (for callers that can report it).
+    package func closeRefusingCallbacks() throws {
+        try checkReentry(.end("close its connection"))
+        close()
+    }
+
     func close(because reason: YDBError) {
+        if deferInsideUserCode({ self.close(because: reason) }) { return }
+        // The open transaction ends outside the lock, so that what its end
+        // releases (view definitions: C destructors) runs outside it too.
+        let open = lock.withLock { closed ? nil : activeTransaction }
+        if let open { end(open, because: reason) }
         lock.withLock {
             guard !closed else { return }
-            if let transaction = activeTransaction {
-                if let write = transaction as? ReadWriteTransaction { write.rollback() } else { transaction.end() }
-                transaction.endReason = reason
-            }
+            // Begun by another thread meanwhile: ended here, under the lock.
+            if let transaction = activeTransaction { end(transaction, because: reason) }
             if longLivedState != nil { endLongLivedReadTransaction() }
             closed = true
             handle.close()
             database.fileLock.handleClosed()
             if tracksNotifications { database.connectionClosed(self) }
         }
+    }
+
+    private func end(_ transaction: ReadTransaction, because reason: YDBError) {
+        transaction.endReason = reason
+        if let write = transaction as? ReadWriteTransaction { write.rollback() } else { transaction.end() }
     }
 
     /// The snapshot of the current (or last) transaction or long-lived read.
@@ -225,6 +254,47 @@ public final class Connection: @unchecked Sendable {
         guard !closed, longLivedState != nil, !released, activeTransaction == nil else { return }
         endSQLiteRead()
         released = true
+    }
+
+    // MARK: User code (the re-entrancy rule)
+
+    /// Runs user code (`kind`) called by this connection on this thread.
+    /// Ends asked for meanwhile (`deferInsideUserCode`) run when the
+    /// outermost user code of this thread returns, outside the lock.
+    func runningUserCode<T>(_ kind: UserCode, _ body: () throws -> T) rethrows -> T {
+        let thread = pthread_self()
+        lock.withLock { userCode.append((thread, kind)) }
+        defer {
+            let ready: [() -> Void] = lock.withLock {
+                userCode.removeLast()
+                guard !userCode.contains(where: { pthread_equal($0.thread, thread) != 0 }) else { return [] }
+                defer { deferredEnds.removeAll() }
+                return deferredEnds
+            }
+            for end in ready { end() }
+        }
+        return try body()
+    }
+
+    /// The innermost user code this connection runs on the calling thread.
+    private var userCodeOnThisThread: UserCode? {
+        let thread = pthread_self()
+        return lock.withLock { userCode.last { pthread_equal($0.thread, thread) != 0 }?.kind }
+    }
+
+    /// Throws `.misuse` when `action` breaks the re-entrancy rule here.
+    func checkReentry(_ action: ReentryRule.Action) throws {
+        guard let running = userCodeOnThisThread else { return }
+        if let refusal = ReentryRule.refusal(of: action, inside: running) { throw refusal }
+    }
+
+    /// When the calling thread runs user code of this connection and the
+    /// rule refuses ending there, queues `end` for later and returns true.
+    func deferInsideUserCode(_ end: @escaping () -> Void) -> Bool {
+        guard let running = userCodeOnThisThread,
+              ReentryRule.refusal(of: .end("end"), inside: running) != nil else { return false }
+        lock.withLock { deferredEnds.append(end) }
+        return true
     }
 
     /// Ends SQLite's read transaction on this handle.

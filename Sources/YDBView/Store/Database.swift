@@ -52,9 +52,9 @@ public final class Database: @unchecked Sendable {
     /// Commits whose observers have not been called yet, oldest first, and
     /// whether some thread is calling them now (see `deliverNotifications`).
     private var undelivered: [Delivery] = []
-    /// (Keep `@Sendable` in every spelling of this type: converting an array
-    /// of `@Sendable` closures to plain ones fails at run time.)
-    private typealias Delivery = (CommitNotification, [@Sendable (CommitNotification) -> Void])
+    /// The observers are named by token and looked up as each is called,
+    /// so one removed meanwhile is not called.
+    private typealias Delivery = (notification: CommitNotification, observers: [Int])
     private var delivering = false
     private var closed = false
     /// Copies the write-ahead log back into the file off the commit path.
@@ -122,12 +122,14 @@ public final class Database: @unchecked Sendable {
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.
         var released: [Any] = []
+        var definitions: [ReleaseHook] = []
         var open: [Connection] = []
         let (wasOpen, connection): (Bool, Connection?) = stateLock.withLock {
             guard !closed else { return (false, nil) }
             closed = true
             open = connections.values.compactMap(\.connection)
             released = [notifications, observers, published.views, undelivered]
+            definitions = published.views.names.compactMap { published.views[$0]?.definition.releaseHook }
             notifications.removeAll()
             observers.removeAll()
             published.views = ViewRegistry()
@@ -142,6 +144,9 @@ public final class Database: @unchecked Sendable {
         open.removeAll()
         checkpointer.stop()
         connection?.close()
+        // Last: a write still running on another thread may be calling them
+        // until its connection closed above.
+        for definition in definitions { definition.release() }
         // Released once the connections still open have closed their handles.
         fileLock.databaseDidClose()
         if let temporaryDirectory {
@@ -190,8 +195,13 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    public func removeCommitObserver(_ token: Int) {
-        _ = stateLock.withLock { observers.removeValue(forKey: token) }
+    /// Removes an observer: once this returns it is not called again (a
+    /// call already running on another thread may finish), and the closure
+    /// is released outside every engine lock. False for an unknown token.
+    @discardableResult
+    public func removeCommitObserver(_ token: Int) -> Bool {
+        let removed = stateLock.withLock { observers.removeValue(forKey: token) }
+        return removed != nil
     }
 
     func checkOpen() throws {
@@ -263,7 +273,7 @@ public final class Database: @unchecked Sendable {
             notifications.append(notification)
             pruneNotifications()
             if !observers.isEmpty {
-                undelivered.append((notification, observers.keys.sorted().map { observers[$0]! }))
+                undelivered.append((notification, observers.keys.sorted()))
             }
         }
     }
@@ -290,14 +300,19 @@ public final class Database: @unchecked Sendable {
             return true
         }
         guard mine else { return }
-        while let (notification, calls) = stateLock.withLock({ () -> Delivery? in
+        while let delivery = stateLock.withLock({ () -> Delivery? in
             guard !undelivered.isEmpty else {
                 delivering = false
                 return nil
             }
             return undelivered.removeFirst()
         }) {
-            for observer in calls { observer(notification) }
+            for token in delivery.observers {
+                // (Keep `@Sendable` in this spelling: a plain closure type
+                // here fails at run time.)
+                let observer: (@Sendable (CommitNotification) -> Void)? = stateLock.withLock { observers[token] }
+                observer?(delivery.notification)
+            }
         }
     }
 

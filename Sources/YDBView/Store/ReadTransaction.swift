@@ -25,8 +25,10 @@ public class ReadTransaction: @unchecked Sendable {
 
     var handle: SQLiteHandle { connection.handle }
 
-    /// Ends a read transaction. No-op when already ended.
+    /// Ends a read transaction. No-op when already ended. From inside one
+    /// of its own callbacks, it ends when the running call returns.
     public func end() {
+        if connection.deferInsideUserCode({ self.end() }) { return }
         connection.lock.withLock {
             guard !ended else { return }
             ended = true
@@ -36,11 +38,23 @@ public class ReadTransaction: @unchecked Sendable {
 
     func markEnded() { ended = true }
 
+    /// Whether the transaction has ended (committed, rolled back, ended, or
+    /// ended by closing its connection or database).
+    package var hasEnded: Bool { connection.lock.withLock { ended } }
+
+    /// `end()` (or `rollback()`), refusing with `.misuse` from inside its
+    /// own callbacks instead of deferring (for callers that can report it).
+    package func endRefusingCallbacks() throws {
+        try connection.checkReentry(.end("end the transaction"))
+        if let write = self as? ReadWriteTransaction { write.rollback() } else { end() }
+    }
+
     /// Runs `body` holding the connection's lock, after checking the
     /// transaction is still usable.
     func access<T>(_ body: () throws -> T) throws -> T {
         try connection.lock.withLock {
             if ended { throw endReason ?? YDBError(.misuse, "transaction used after it ended") }
+            try connection.checkReentry(.read)
             return try body()
         }
     }
@@ -107,6 +121,16 @@ public class ReadTransaction: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` for each collection of `collections()`; set the
+    /// `inout Bool` to true to stop.
+    public func enumerateCollections(_ body: (String, inout Bool) throws -> Void) throws {
+        let names = try collections()
+        try connection.runningUserCode(.enumeration) {
+            var stop = false
+            for name in names where !stop { try body(name, &stop) }
+        }
+    }
+
     /// Every key of `collection`, in ascending order.
     public func keys(inCollection collection: String) throws -> [String] {
         var keys: [String] = []
@@ -140,7 +164,9 @@ public class ReadTransaction: @unchecked Sendable {
             let select = owned.statement
             select.bind(1, collection)
             var stop = false
-            while !stop, try select.step() { try body(select, &stop) }
+            try connection.runningUserCode(.enumeration) {
+                while !stop, try select.step() { try body(select, &stop) }
+            }
         }
     }
 

@@ -17,6 +17,9 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     private var changed = false
     private var failure: YDBError?
     private let startSnapshot: UInt64
+    /// Run once the transaction has ended, outside every engine lock: with
+    /// true after a commit, false after a rollback (`whenEnded`).
+    private var endHooks: [(Bool) -> Void] = []
 
     override init(connection: Connection, state: PublishedState) {
         startSnapshot = state.snapshot
@@ -28,21 +31,42 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// Makes every change durable and visible, publishes one commit
     /// notification (when anything changed) and ends the transaction.
     public func commit() throws {
-        try connection.lock.withLock {
+        let outcome: Result<Void, YDBError> = try connection.lock.withLock {
             if ended { throw endReason ?? YDBError(.misuse, "transaction used after it ended") }
+            try connection.checkReentry(.end("commit the transaction"))
             if let failure {
-                rollback()
-                throw YDBError(failure.code, "transaction rolled back: \(failure.message)")
+                return .failure(YDBError(failure.code, "transaction rolled back: \(failure.message)"))
             }
             do {
-                return try finishCommit()
+                try finishCommit()
+                return .success(())
             } catch let error as YDBError {
-                rollback()
-                throw error
+                return .failure(error)
             }
         }
+        if case .failure(let error) = outcome {
+            rollback()
+            throw error
+        }
+        runEndHooks(committed: true)
         // Observers run with no lock held: they may read or write themselves.
         connection.database.afterCommit()
+    }
+
+    /// Runs `hook` once this transaction ends, outside every engine lock:
+    /// `hook(true)` after a commit, `hook(false)` after a rollback. How the
+    /// view layer releases the definitions a transaction replaced or failed
+    /// to install.
+    func whenEnded(_ hook: @escaping (Bool) -> Void) {
+        endHooks.append(hook)
+    }
+
+    private func runEndHooks(committed: Bool) {
+        let hooks = connection.lock.withLock {
+            defer { endHooks.removeAll() }
+            return endHooks
+        }
+        for hook in hooks { hook(committed) }
     }
 
     private func finishCommit() throws {
@@ -78,15 +102,20 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     }
 
     /// Discards every change and ends the transaction. No-op when ended.
+    /// From inside one of its own callbacks, it rolls back when the running
+    /// call returns.
     public func rollback() {
-        connection.lock.withLock {
-            guard !ended else { return }
+        if connection.deferInsideUserCode({ self.rollback() }) { return }
+        let rolledBack: Bool = connection.lock.withLock {
+            guard !ended else { return false }
             for writer in writers.values { writer.rolledBack() }
             handle.resetAll()
             try? handle.execute("ROLLBACK")
             markEnded()
             connection.writeTransactionEnded(self, snapshot: startSnapshot)
+            return true
         }
+        if rolledBack { runEndHooks(committed: false) }
     }
 
     /// Every write goes through here: checks the transaction is usable, and
@@ -98,9 +127,11 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             if let failure {
                 throw YDBError(.misuse, "transaction already failed (\(failure.message)); roll it back")
             }
+            try connection.checkReentry(.write)
             try refuse()
             do {
-                return try body()
+                // Everything user code can run inside a write is a view callback.
+                return try connection.runningUserCode(.viewCallback, body)
             } catch let error as YDBError {
                 failure = error
                 throw error

@@ -173,6 +173,8 @@ public struct View: Sendable {
         didSet { allowedNames = allowedCollections.map { Set($0.map { Name($0) }) } }
     }
     private var allowedNames: Set<Name>?
+    /// Run when this definition stops being used (see `ReleaseHook`).
+    package var releaseHook: ReleaseHook?
 
     public init(grouping: ViewGrouping, sorting: ViewSorting, versionTag: String = "",
                 isPersistent: Bool = true, allowedCollections: [String]? = nil) {

@@ -11,9 +11,15 @@ extension Database {
     /// Returns which of these happened.
     @discardableResult
     public func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
-        try validateName(name, "view name")
-        return try withInternalConnection { connection in
-            try connection.readWrite { try $0.registerView(view, name: name) }
+        do {
+            try validateName(name, "view name")
+            return try withInternalConnection { connection in
+                try connection.readWrite { try $0.registerView(view, name: name) }
+            }
+        } catch {
+            // Refused before its transaction began: never installed.
+            view.releaseHook?.release()
+            throw error
         }
     }
 
@@ -43,8 +49,12 @@ extension Database {
 
 extension ReadWriteTransaction {
     func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
-        try viewWork {
+        release(view, when: .rolledBack)
+        return try viewWork {
             if let existing = writer(named: name) {
+                if existing.instance.definition.releaseHook !== view.releaseHook {
+                    release(existing.instance.definition, when: .committed)
+                }
                 // Switching between the comparator and sort-key forms needs
                 // keys built (or dropped) even under the same tag.
                 let same = existing.instance.definition.versionTag == view.versionTag
@@ -100,8 +110,21 @@ extension ReadWriteTransaction {
     func unregisterView(name: String) throws {
         try viewWork {
             try ViewStorage.drop(named: name, handle)
-            if writer(named: name) != nil { removeWriter(named: name) }
+            if let existing = writer(named: name) {
+                release(existing.instance.definition, when: .committed)
+                removeWriter(named: name)
+            }
         }
+    }
+
+    enum Ending { case committed, rolledBack }
+
+    /// Releases `view`'s callbacks if this transaction ends as given: a
+    /// definition it installs goes if it rolls back; one it replaces or
+    /// removes goes if it commits.
+    private func release(_ view: View, when ending: Ending) {
+        guard let hook = view.releaseHook else { return }
+        whenEnded { committed in if committed == (ending == .committed) { hook.release() } }
     }
 
     /// Changes a registered view's grouping and sorting inside this
@@ -110,6 +133,20 @@ extension ReadWriteTransaction {
     /// changeset shows the result as moves, inserts and deletes.
     public func setViewDefinition(name: String, grouping: ViewGrouping, sorting: ViewSorting,
                                   versionTag: String) throws {
+        try setViewDefinition(name: name, grouping: grouping, sorting: sorting, versionTag: versionTag,
+                              releaseHook: nil)
+    }
+
+    /// `setViewDefinition`, with the hook that releases the new callbacks
+    /// when they stop being used (the C layer's destructor). A definition
+    /// not installed (same tag, unknown view, failure) is released when the
+    /// transaction ends.
+    package func setViewDefinition(name: String, grouping: ViewGrouping, sorting: ViewSorting,
+                                   versionTag: String, releaseHook: ReleaseHook?) throws {
+        // Installed or not, the new callbacks go on rollback; on commit they
+        // go only if they were not installed (same tag, or a failure).
+        var installed = false
+        if let releaseHook { whenEnded { committed in if !(committed && installed) { releaseHook.release() } } }
         try viewWork {
             try validateName(name, "view name")
             guard let existing = writer(named: name) else {
@@ -117,9 +154,11 @@ extension ReadWriteTransaction {
             }
             guard existing.instance.definition.versionTag != versionTag else { return }
             var view = existing.instance.definition
+            release(view, when: .committed)
             view.grouping = grouping
             view.sorting = sorting
             view.versionTag = versionTag
+            view.releaseHook = releaseHook
             if let id = existing.instance.storageID {
                 let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
                 update.bind(1, versionTag)
@@ -128,6 +167,7 @@ extension ReadWriteTransaction {
             }
             try existing.redefine(view, storageID: existing.instance.storageID, self)
             installWriter(existing)
+            installed = true
         }
     }
 }

@@ -126,7 +126,7 @@ public struct ViewTransaction {
             do {
                 let row = try transaction.access { try transaction.loadRow(rowid, flavour) }
                 var stop = false
-                try body(row, index, &stop)
+                try transaction.connection.runningUserCode(.enumeration) { try body(row, index, &stop) }
                 index += reverse ? -1 : 1
                 return !stop
             } catch {
@@ -148,7 +148,9 @@ public struct ViewTransaction {
         func order(_ index: Int) throws -> ViewOrder {
             let rowid = tree.element(at: index)!.value
             let row = try transaction.access { try transaction.loadRow(rowid, find.flavour) }
-            return try ViewWriter.callback(name, "find") { try find.body(row) }
+            return try transaction.connection.runningUserCode(.enumeration) {
+                try ViewWriter.callback(name, "find") { try find.body(row) }
+            }
         }
         // First index not before the range, then first index after it.
         var low = 0, high = tree.count

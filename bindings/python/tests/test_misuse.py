@@ -205,20 +205,3 @@ def test_exception_in_enumeration_is_reraised(conn: ydbview.Connection) -> None:
             t.enumerate_keys("c", explode)
         assert calls == ["a"]  # stopped at once
         assert t.count("c") == 3  # the transaction is fine
-
-
-def test_reentry_from_enumeration_is_misuse(conn: ydbview.Connection) -> None:
-    with conn.read_write() as t:
-        t.set("c", "k", b"v")
-    errors: list = []
-    with conn.read() as t:
-        def reenter(key: str) -> bool:
-            try:
-                t.get("c", key)
-            except MisuseError as error:
-                errors.append(error)
-            return True
-
-        t.enumerate_keys("c", reenter)
-        assert len(errors) == 1 and "busy" in errors[0].message
-        assert t.get("c", "k") == b"v"

@@ -97,19 +97,3 @@ def test_notifications_outlive_the_database() -> None:
     gc.collect()
     assert kept[0].has_change("c", "a")
     assert kept[0].snapshot == 1
-
-
-def test_observer_cannot_write(db: ydbview.Database, conn: ydbview.Connection,
-                               other: ydbview.Connection) -> None:
-    errors: list = []
-
-    def write_back(notification: ydbview.CommitNotification) -> None:
-        try:
-            other.read_write()
-        except ydbview.MisuseError as error:
-            errors.append(error)
-
-    db.add_commit_observer(write_back)
-    put(conn, "a")
-    assert len(errors) == 1
-    put(other, "b")  # outside the observer, fine

@@ -471,10 +471,16 @@ class ReadTransaction:
     # -- lifecycle --
 
     def end(self) -> None:
-        """Ends the transaction (a read-write one rolls back). Safe twice."""
-        status = self._finalizer()
-        if status:
-            _check(status)
+        """Ends the transaction (a read-write one rolls back). Safe twice.
+        From inside one of its own callbacks it raises ``MisuseError`` and
+        the transaction stays open."""
+        if not self._finalizer.alive:
+            return
+        status = type(self)._release(self._handle)
+        if status != Status.MISUSE:
+            # Ended (or ending failed for good): the handle is gone either way.
+            self._finalizer.detach()
+        _check(status)
 
     @property
     def active(self) -> bool:
