@@ -70,7 +70,9 @@ final class MappingsBox: @unchecked Sendable {
     let mappings: Mappings
     let groupSource: GroupSourceSlot?
     let viewName: UnsafeMutablePointer<CChar>
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Recursive, so a call from inside the mappings' own callback (this
+    /// thread, lock held) reaches the `busy` check instead of deadlocking.
+    private let mutex = Lock(recursive: true)
     private var busy = false
     /// Group names handed to C: borrowed until ydb_mappings_free. Keyed by
     /// UTF-8 bytes: a `String` key would hand back the other spelling of a
@@ -81,31 +83,21 @@ final class MappingsBox: @unchecked Sendable {
         self.mappings = mappings
         self.groupSource = groupSource
         viewName = strdup(mappings.viewName)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
         for pointer in interned.values { free(pointer) }
         free(viewName)
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     func with<T>(_ body: (Mappings) throws -> T) throws -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        // The mutex is recursive: only this thread can get here while busy.
-        if busy { throw YDBError(.misuse, "mappings used from inside their own filter or sort callback") }
-        busy = true
-        defer { busy = false }
-        return try body(mappings)
+        try mutex.withLock {
+            // Only this thread can get here while busy (see `mutex`).
+            if busy { throw YDBError(.misuse, "mappings used from inside their own filter or sort callback") }
+            busy = true
+            defer { busy = false }
+            return try body(mappings)
+        }
     }
 
     /// A C copy of `name` that lives as long as the mappings (call inside `with`).
