@@ -56,9 +56,7 @@ private func mismatch(_ error: MappingsError) -> YDBError {
 @_cdecl("ydb_changeset_new")
 public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePointer?,
                               _ outChangeset: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    run {
-        let out = try required(outChangeset, "out_changeset")
-        out.pointee = nil
+    answer(outChangeset, "out_changeset") {
         let box = try mappingsBox(mappingsHandle)
         let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
         let changeset: Changeset
@@ -67,7 +65,7 @@ public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePo
         } catch let error as MappingsError {
             throw mismatch(error)
         }
-        out.pointee = registry.register(ChangesetBox(changeset))
+        return registry.register(ChangesetBox(changeset))
     }
 }
 
@@ -82,21 +80,13 @@ public func ydb_changeset_free(_ handle: OpaquePointer?) {
 
 @_cdecl("ydb_changeset_is_empty")
 public func ydb_changeset_is_empty(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        out.pointee = try changesetBox(handle).changeset.isEmpty ? 1 : 0
-    }
+    answer(outFlag, "out_flag") { try changesetBox(handle).changeset.isEmpty ? 1 : 0 }
 }
 
 @_cdecl("ydb_changeset_section_change_count")
 public func ydb_changeset_section_change_count(_ handle: OpaquePointer?,
                                                _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try changesetBox(handle).changeset.sectionChanges.count)
-    }
+    answer(outCount, "out_count") { UInt(try changesetBox(handle).changeset.sectionChanges.count) }
 }
 
 @_cdecl("ydb_changeset_section_change")
@@ -123,11 +113,7 @@ public func ydb_changeset_section_change(_ handle: OpaquePointer?, _ position: U
 @_cdecl("ydb_changeset_row_change_count")
 public func ydb_changeset_row_change_count(_ handle: OpaquePointer?,
                                            _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try changesetBox(handle).changeset.rowChanges.count)
-    }
+    answer(outCount, "out_count") { UInt(try changesetBox(handle).changeset.rowChanges.count) }
 }
 
 /// Row change `position` of the changeset, or YDB_INVALID_ARGUMENT.
@@ -143,11 +129,7 @@ private func rowChange(_ handle: OpaquePointer?, _ position: UInt) throws -> (Ch
 @_cdecl("ydb_changeset_row_type")
 public func ydb_changeset_row_type(_ handle: OpaquePointer?, _ position: UInt,
                                    _ outType: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outType, "out_type")
-        out.pointee = 0
-        out.pointee = rowChangeType(try rowChange(handle, position).2.type)
-    }
+    answer(outType, "out_type") { rowChangeType(try rowChange(handle, position).2.type) }
 }
 
 /// YDB_CHANGE_* for a row change type.
@@ -163,16 +145,8 @@ private func rowChangeType(_ type: RowChange.Kind) -> Int32 {
 private func rowPath(_ handle: OpaquePointer?, _ position: UInt, _ outSection: UnsafeMutablePointer<UInt>?,
                      _ outRow: UnsafeMutablePointer<UInt>?, _ what: String,
                      _ pick: (RowChange) -> TableIndexPath?) -> Int32 {
-    run {
-        let section = try required(outSection, "out_section")
-        let row = try required(outRow, "out_row")
-        section.pointee = 0
-        row.pointee = 0
-        guard let path = pick(try rowChange(handle, position).2) else {
-            throw YDBError(.notFound, "row change \(position) has no \(what)")
-        }
-        section.pointee = UInt(path.section)
-        row.pointee = UInt(path.row)
+    answer(section: outSection, row: outRow) {
+        try found(pick(try rowChange(handle, position).2), "row change \(position) has no \(what)")
     }
 }
 
@@ -207,14 +181,9 @@ public func ydb_changeset_row_final_position(_ handle: OpaquePointer?, _ positio
 private func rowString(_ handle: OpaquePointer?, _ position: UInt,
                        _ outString: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ what: String,
                        _ pick: (ChangesetBox) -> [UnsafeMutablePointer<CChar>?]) -> Int32 {
-    run {
-        let out = try required(outString, "out_\(what)")
-        out.pointee = nil
+    answer(outString, "out_\(what)") {
         let (box, offset, _) = try rowChange(handle, position)
-        guard let pointer = pick(box)[offset] else {
-            throw YDBError(.notFound, "row change \(position) has no \(what)")
-        }
-        out.pointee = UnsafePointer(pointer)
+        return UnsafePointer(try found(pick(box)[offset], "row change \(position) has no \(what)"))
     }
 }
 
@@ -245,11 +214,7 @@ public func ydb_changeset_row_key(_ handle: OpaquePointer?, _ position: UInt,
 @_cdecl("ydb_changeset_row_changes")
 public func ydb_changeset_row_changes(_ handle: OpaquePointer?, _ position: UInt,
                                       _ outFlags: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    run {
-        let out = try required(outFlags, "out_flags")
-        out.pointee = 0
-        out.pointee = UInt32(try rowChange(handle, position).2.changes.rawValue)
-    }
+    answer(outFlags, "out_flags") { UInt32(try rowChange(handle, position).2.changes.rawValue) }
 }
 
 /// `ydb_row_change`, field for field (natural alignment, as in C).
@@ -285,14 +250,12 @@ private func cPath(_ path: TableIndexPath?) -> (UInt, UInt) {
 /// (a binding reads a whole changeset with one call a change).
 @_cdecl("ydb_changeset_row")
 public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outChange: UnsafeMutableRawPointer?) -> Int32 {
-    run {
-        let out = try required(outChange, "out_change")
-        out.storeBytes(of: CRowChange.cleared, as: CRowChange.self)
+    answer(bytesAt: outChange, "out_change", cleared: CRowChange.cleared) {
         let (box, offset, change) = try rowChange(handle, position)
         let (section, row) = cPath(change.indexPath), (newSection, newRow) = cPath(change.newIndexPath)
         let (originalSection, originalRow) = cPath(change.originalPosition)
         let (finalSection, finalRow) = cPath(change.finalPosition)
-        let value = CRowChange(
+        return CRowChange(
             type: rowChangeType(change.type), changes: UInt32(change.changes.rawValue),
             section: section, row: row, newSection: newSection, newRow: newRow,
             originalSection: originalSection, originalRow: originalRow, finalSection: finalSection, finalRow: finalRow,
@@ -300,6 +263,5 @@ public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outC
             finalGroup: box.finalGroups[offset].map { UnsafePointer($0) },
             collection: box.collections[offset].map { UnsafePointer($0) },
             key: box.keys[offset].map { UnsafePointer($0) })
-        out.storeBytes(of: value, as: CRowChange.self)
     }
 }

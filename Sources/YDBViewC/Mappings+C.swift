@@ -70,7 +70,9 @@ final class MappingsBox: @unchecked Sendable {
     let mappings: Mappings
     let groupSource: GroupSourceSlot?
     let viewName: UnsafeMutablePointer<CChar>
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Recursive, so a call from inside the mappings' own callback (this
+    /// thread, lock held) reaches the `busy` check instead of deadlocking.
+    private let mutex = Lock(recursive: true)
     private var busy = false
     /// Group names handed to C: borrowed until ydb_mappings_free. Keyed by
     /// UTF-8 bytes: a `String` key would hand back the other spelling of a
@@ -81,31 +83,21 @@ final class MappingsBox: @unchecked Sendable {
         self.mappings = mappings
         self.groupSource = groupSource
         viewName = strdup(mappings.viewName)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
         for pointer in interned.values { free(pointer) }
         free(viewName)
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     func with<T>(_ body: (Mappings) throws -> T) throws -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        // The mutex is recursive: only this thread can get here while busy.
-        if busy { throw YDBError(.misuse, "mappings used from inside their own filter or sort callback") }
-        busy = true
-        defer { busy = false }
-        return try body(mappings)
+        try mutex.withLock {
+            // Only this thread can get here while busy (see `mutex`).
+            if busy { throw YDBError(.misuse, "mappings used from inside their own filter or sort callback") }
+            busy = true
+            defer { busy = false }
+            return try body(mappings)
+        }
     }
 
     /// A C copy of `name` that lives as long as the mappings (call inside `with`).
@@ -128,12 +120,9 @@ private func withMappings<T>(_ handle: OpaquePointer?, _ body: (MappingsBox, Map
     return try box.with { try body(box, $0) }
 }
 
-private func notFound(_ message: String) -> YDBError { YDBError(.notFound, message) }
-
 /// A C size_t index as Int, or YDB_NOTFOUND (nothing can be that far).
 private func position(_ value: UInt, _ what: String) throws -> Int {
-    guard let result = index(value) else { throw notFound("no \(what) \(value)") }
-    return result
+    try found(index(value), "no \(what) \(value)")
 }
 
 // MARK: - Creating and freeing
@@ -141,9 +130,7 @@ private func position(_ value: UInt, _ what: String) throws -> Int {
 @_cdecl("ydb_mappings_new")
 public func ydb_mappings_new(_ view: UnsafePointer<CChar>?, _ groups: UnsafePointer<UnsafePointer<CChar>?>?,
                              _ groupCount: UInt, _ outMappings: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    run {
-        let out = try required(outMappings, "out_mappings")
-        out.pointee = nil
+    answer(outMappings, "out_mappings") {
         let viewName = try string(view, "view name")
         let total = try count(groupCount, "count")
         var names: [String] = []
@@ -151,7 +138,7 @@ public func ydb_mappings_new(_ view: UnsafePointer<CChar>?, _ groups: UnsafePoin
             guard let groups else { throw YDBError(.invalidArgument, "groups is NULL but count is \(groupCount)") }
             names = try (0..<total).map { try string(groups[$0], "groups[\($0)]") }
         }
-        out.pointee = registry.register(MappingsBox(Mappings(groups: names, view: viewName), groupSource: nil))
+        return registry.register(MappingsBox(Mappings(groups: names, view: viewName), groupSource: nil))
     }
 }
 
@@ -161,16 +148,14 @@ public func ydb_mappings_new_dynamic(_ view: UnsafePointer<CChar>?, _ filter: CG
                                      _ destroy: CDestructor?,
                                      _ outMappings: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     var created = false
-    let status = run {
-        let out = try required(outMappings, "out_mappings")
-        out.pointee = nil
+    let status = answer(outMappings, "out_mappings") {
         let viewName = try string(view, "view name")
         guard let filter else { throw YDBError(.invalidArgument, "filter callback is NULL") }
         guard let sort else { throw YDBError(.invalidArgument, "sort callback is NULL") }
         let slot = GroupSourceSlot(GroupSourceCallbacks(filter: filter, sort: sort, ctx: ctx, destroy: destroy))
         created = true
         let mappings = Mappings(filter: { slot.accepts($0) }, sortedBy: { slot.less($0, $1) }, view: viewName)
-        out.pointee = registry.register(MappingsBox(mappings, groupSource: slot))
+        return registry.register(MappingsBox(mappings, groupSource: slot))
     }
     // Once the callbacks object exists, it owns the destructor.
     if !created { destroy?(ctx) }
@@ -190,17 +175,13 @@ public func ydb_mappings_free(_ handle: OpaquePointer?) {
 @_cdecl("ydb_mappings_view")
 public func ydb_mappings_view(_ handle: OpaquePointer?,
                               _ outView: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    run {
-        let out = try required(outView, "out_view")
-        out.pointee = nil
-        out.pointee = UnsafePointer(try mappingsBox(handle).viewName)
-    }
+    answer(outView, "out_view") { UnsafePointer(try mappingsBox(handle).viewName) }
 }
 
 @_cdecl("ydb_mappings_has_dynamic_groups")
 public func ydb_mappings_has_dynamic_groups(_ handle: OpaquePointer?,
                                             _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    flag(handle, outFlag) { $0.hasDynamicGroups }
+    answer(outFlag, "out_flag") { try withMappings(handle) { $1.hasDynamicGroups } ? 1 : 0 }
 }
 
 private func enumerateNames(_ handle: OpaquePointer?, _ callback: CNameCallback?, _ ctx: UnsafeMutableRawPointer?,
@@ -227,25 +208,7 @@ public func ydb_mappings_enumerate_visible_groups(_ handle: OpaquePointer?, _ ca
     enumerateNames(handle, callback, ctx) { $0.visibleGroups }
 }
 
-// MARK: - Small output helpers
-
-private func flag(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?,
-                  _ body: (Mappings) throws -> Bool) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        out.pointee = try withMappings(handle) { try body($1) } ? 1 : 0
-    }
-}
-
-private func size(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?,
-                  _ body: (Mappings) throws -> Int) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(max(0, try withMappings(handle) { try body($1) }))
-    }
-}
+// MARK: - Configuration
 
 private func configure(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                        _ body: (Mappings, String) throws -> Void) -> Int32 {
@@ -255,17 +218,14 @@ private func configure(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
     }
 }
 
+/// A flag about one group: 1 or 0.
 private func groupFlag(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                        _ outFlag: UnsafeMutablePointer<Int32>?, _ body: (Mappings, String) -> Bool) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
+    answer(outFlag, "out_flag") {
         let groupName = try string(group, "group")
-        out.pointee = try withMappings(handle) { body($1, groupName) } ? 1 : 0
+        return try withMappings(handle) { body($1, groupName) } ? 1 : 0
     }
 }
-
-// MARK: - Configuration
 
 @_cdecl("ydb_mappings_set_dynamic_section")
 public func ydb_mappings_set_dynamic_section(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
@@ -287,7 +247,7 @@ public func ydb_mappings_set_dynamic_section_for_all_groups(_ handle: OpaquePoin
 @_cdecl("ydb_mappings_is_dynamic_section_for_all_groups")
 public func ydb_mappings_is_dynamic_section_for_all_groups(_ handle: OpaquePointer?,
                                                            _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    flag(handle, outFlag) { $0.isDynamicSectionForAllGroups }
+    answer(outFlag, "out_flag") { try withMappings(handle) { $1.isDynamicSectionForAllGroups } ? 1 : 0 }
 }
 
 private func pin(_ value: Int32) throws -> RangePin {
@@ -358,25 +318,21 @@ public func ydb_mappings_set_range_flexible(_ handle: OpaquePointer?, _ group: U
 @_cdecl("ydb_mappings_range_options")
 public func ydb_mappings_range_options(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                                        _ outOptions: UnsafeMutableRawPointer?) -> Int32 {
-    run {
-        let out = try required(outOptions, "out_options")
-        let empty = CRangeOptions(kind: 0, length: 0, offset: 0, pin: 0, maxLength: 0, minLength: 0, grow: 0)
-        out.storeBytes(of: empty, as: CRangeOptions.self)
+    let empty = CRangeOptions(kind: 0, length: 0, offset: 0, pin: 0, maxLength: 0, minLength: 0, grow: 0)
+    return answer(bytesAt: outOptions, "out_options", cleared: empty) {
         let groupName = try string(group, "group")
-        guard let options = try withMappings(handle, { $1.rangeOptions(forGroup: groupName) }) else {
-            throw notFound("group '\(groupName)' has no range options")
-        }
+        let options = try found(withMappings(handle) { $1.rangeOptions(forGroup: groupName) },
+                                "group '\(groupName)' has no range options")
         let growValue: Int32
         switch options.growOptions {
         case .pinSide: growValue = 0
         case .nonPinSide: growValue = 1
         case .bothSides: growValue = 2
         }
-        out.storeBytes(of: CRangeOptions(kind: options.isFixed ? 1 : 2, length: Int64(options.length),
-                                         offset: Int64(options.offset), pin: options.pin == .beginning ? 0 : 1,
-                                         maxLength: options.maxLength == .max ? 0 : Int64(options.maxLength),
-                                         minLength: Int64(options.minLength), grow: growValue),
-                       as: CRangeOptions.self)
+        return CRangeOptions(kind: options.isFixed ? 1 : 2, length: Int64(options.length),
+                             offset: Int64(options.offset), pin: options.pin == .beginning ? 0 : 1,
+                             maxLength: options.maxLength == .max ? 0 : Int64(options.maxLength),
+                             minLength: Int64(options.minLength), grow: growValue)
     }
 }
 
@@ -418,9 +374,7 @@ public func ydb_mappings_cell_drawing_dependency_offsets(_ handle: OpaquePointer
                                                          _ outOffsets: UnsafeMutablePointer<Int32>?,
                                                          _ capacity: UInt,
                                                          _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let outTotal = try required(outCount, "out_count")
-        outTotal.pointee = 0
+    answer(outCount, "out_count") {
         if capacity > 0 && outOffsets == nil {
             throw YDBError(.misuse, "out_offsets is NULL but capacity is \(capacity)")
         }
@@ -429,7 +383,7 @@ public func ydb_mappings_cell_drawing_dependency_offsets(_ handle: OpaquePointer
         for (slot, offset) in offsets.enumerated() where UInt(slot) < capacity {
             outOffsets![slot] = Int32(clamping: offset)
         }
-        outTotal.pointee = UInt(offsets.count)
+        return UInt(offsets.count)
     }
 }
 
@@ -447,24 +401,18 @@ public func ydb_mappings_set_auto_consolidate_groups(_ handle: OpaquePointer?, _
 @_cdecl("ydb_mappings_auto_consolidate_groups_threshold")
 public func ydb_mappings_auto_consolidate_groups_threshold(_ handle: OpaquePointer?,
                                                            _ outThreshold: UnsafeMutablePointer<UInt>?) -> Int32 {
-    size(handle, outThreshold) { $0.autoConsolidateGroupsThreshold }
+    answer(outThreshold, "out_threshold") {
+        try UInt(clamping: withMappings(handle) { $1.autoConsolidateGroupsThreshold })
+    }
 }
 
 @_cdecl("ydb_mappings_consolidated_group_name")
 public func ydb_mappings_consolidated_group_name(_ handle: OpaquePointer?,
                                                  _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    borrowedName(handle, outName) { mappings in
-        guard let name = mappings.consolidatedGroupName else { throw notFound("no consolidated group name was set") }
-        return name
-    }
-}
-
-private func borrowedName(_ handle: OpaquePointer?, _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
-                          _ body: (Mappings) throws -> String) -> Int32 {
-    run {
-        let out = try required(outName, "output")
-        out.pointee = nil
-        out.pointee = try withMappings(handle) { box, mappings in box.intern(try body(mappings)) }
+    answer(outName, "out_name") {
+        try withMappings(handle) { box, mappings in
+            box.intern(try found(mappings.consolidatedGroupName, "no consolidated group name was set"))
+        }
     }
 }
 
@@ -482,87 +430,78 @@ public func ydb_mappings_update(_ handle: OpaquePointer?, _ txnHandle: OpaquePoi
 @_cdecl("ydb_mappings_snapshot_of_last_update")
 public func ydb_mappings_snapshot_of_last_update(_ handle: OpaquePointer?,
                                                  _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
-    run {
-        let out = try required(outSnapshot, "out_snapshot")
-        out.pointee = 0
-        guard let snapshot = try withMappings(handle, { $1.snapshotOfLastUpdate }) else {
-            throw notFound("the mappings were never updated")
-        }
-        out.pointee = snapshot
+    answer(outSnapshot, "out_snapshot") {
+        try found(withMappings(handle) { $1.snapshotOfLastUpdate }, "the mappings were never updated")
     }
 }
 
 // MARK: - Getters
 
+/// The view group and index shown at (section, row), if any.
+private func shown(_ mappings: Mappings, _ section: UInt, _ row: UInt) -> (group: String, index: Int)? {
+    guard let rowIndex = index(row), let sectionIndex = index(section) else { return nil }
+    return mappings.groupAndIndex(forRow: rowIndex, inSection: sectionIndex)
+}
+
 @_cdecl("ydb_mappings_number_of_sections")
 public func ydb_mappings_number_of_sections(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    size(handle, outCount) { $0.numberOfSections }
+    answer(outCount, "out_count") { try UInt(clamping: withMappings(handle) { $1.numberOfSections }) }
 }
 
 @_cdecl("ydb_mappings_number_of_items_in_section")
 public func ydb_mappings_number_of_items_in_section(_ handle: OpaquePointer?, _ section: UInt,
                                                     _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    size(handle, outCount) { mappings in
-        guard let count = mappings.numberOfItems(inSection: try position(section, "section")) else {
-            throw notFound("no section \(section)")
-        }
-        return count
+    answer(outCount, "out_count") {
+        let items = try withMappings(handle) { $1.numberOfItems(inSection: try position(section, "section")) }
+        return try UInt(clamping: found(items, "no section \(section)"))
     }
 }
 
 @_cdecl("ydb_mappings_number_of_items_in_group")
 public func ydb_mappings_number_of_items_in_group(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                                                   _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
+    answer(outCount, "out_count") {
         let groupName = try string(group, "group")
-        guard let count = try withMappings(handle, { $1.numberOfItems(inGroup: groupName) }) else {
-            throw notFound("the mappings have no group '\(groupName)'")
-        }
-        out.pointee = UInt(count)
+        return try UInt(found(withMappings(handle) { $1.numberOfItems(inGroup: groupName) },
+                              "the mappings have no group '\(groupName)'"))
     }
 }
 
 @_cdecl("ydb_mappings_number_of_items_in_all_groups")
 public func ydb_mappings_number_of_items_in_all_groups(_ handle: OpaquePointer?,
                                                        _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    size(handle, outCount) { $0.numberOfItemsInAllGroups }
+    answer(outCount, "out_count") { try UInt(clamping: withMappings(handle) { $1.numberOfItemsInAllGroups }) }
 }
 
 @_cdecl("ydb_mappings_is_empty")
 public func ydb_mappings_is_empty(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    flag(handle, outFlag) { $0.isEmpty }
+    answer(outFlag, "out_flag") { try withMappings(handle) { $1.isEmpty } ? 1 : 0 }
 }
 
 @_cdecl("ydb_mappings_is_using_consolidated_group")
 public func ydb_mappings_is_using_consolidated_group(_ handle: OpaquePointer?,
                                                      _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    flag(handle, outFlag) { $0.isUsingConsolidatedGroup }
+    answer(outFlag, "out_flag") { try withMappings(handle) { $1.isUsingConsolidatedGroup } ? 1 : 0 }
 }
 
 @_cdecl("ydb_mappings_group_for_section")
 public func ydb_mappings_group_for_section(_ handle: OpaquePointer?, _ section: UInt,
                                            _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    borrowedName(handle, outGroup) { mappings in
-        guard let group = mappings.group(forSection: try position(section, "section")) else {
-            throw notFound("no section \(section)")
+    answer(outGroup, "out_group") {
+        try withMappings(handle) { box, mappings in
+            let group = mappings.group(forSection: try position(section, "section"))
+            return box.intern(try found(group, "no section \(section)"))
         }
-        return group
     }
 }
 
 @_cdecl("ydb_mappings_section_for_group")
 public func ydb_mappings_section_for_group(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                                            _ outSection: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outSection, "out_section")
-        out.pointee = 0
+    answer(outSection, "out_section") {
         let groupName = try string(group, "group")
-        guard let section = try withMappings(handle, { $1.section(forGroup: groupName) }) else {
-            throw notFound("group '\(groupName)' is not shown in a section")
-        }
-        out.pointee = UInt(section)
+        return try UInt(found(withMappings(handle) { $1.section(forGroup: groupName) },
+                              "group '\(groupName)' is not shown in a section"))
     }
 }
 
@@ -570,76 +509,43 @@ public func ydb_mappings_section_for_group(_ handle: OpaquePointer?, _ group: Un
 public func ydb_mappings_group_and_index_for_row(_ handle: OpaquePointer?, _ row: UInt, _ section: UInt,
                                                  _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                                  _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let group = try required(outGroup, "out_group")
-        let position = try required(outIndex, "out_index")
-        group.pointee = nil
-        position.pointee = 0
-        let found = try withMappings(handle) { box, mappings -> (UnsafePointer<CChar>, Int)? in
-            guard let rowIndex = index(row), let sectionIndex = index(section),
-                  let location = mappings.groupAndIndex(forRow: rowIndex, inSection: sectionIndex) else { return nil }
-            return (box.intern(location.group), location.index)
+    answer(Out(outGroup, "out_group"), Out(outIndex, "out_index")) {
+        try withMappings(handle) { box, mappings in
+            let place = try found(shown(mappings, section, row),
+                                  "nothing is shown at row \(row) of section \(section)")
+            return (box.intern(place.group), UInt(place.index))
         }
-        guard let found else { throw notFound("nothing is shown at row \(row) of section \(section)") }
-        group.pointee = found.0
-        position.pointee = UInt(found.1)
-    }
-}
-
-private func storeIndex(_ outIndex: UnsafeMutablePointer<UInt>?, _ what: String,
-                        _ body: () throws -> Int?) -> Int32 {
-    run {
-        let out = try required(outIndex, "out_index")
-        out.pointee = 0
-        guard let value = try body() else { throw notFound(what) }
-        out.pointee = UInt(value)
     }
 }
 
 @_cdecl("ydb_mappings_index_for_row_in_section")
 public func ydb_mappings_index_for_row_in_section(_ handle: OpaquePointer?, _ row: UInt, _ section: UInt,
                                                   _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storeIndex(outIndex, "nothing is shown at row \(row) of section \(section)") {
-        try withMappings(handle) { _, mappings in
-            guard let rowIndex = index(row), let sectionIndex = index(section) else { return nil }
-            return mappings.index(forRow: rowIndex, inSection: sectionIndex)
-        }
+    answer(outIndex, "out_index") {
+        try UInt(found(withMappings(handle) { shown($1, section, row)?.index },
+                       "nothing is shown at row \(row) of section \(section)"))
     }
 }
 
 @_cdecl("ydb_mappings_index_for_row_in_group")
 public func ydb_mappings_index_for_row_in_group(_ handle: OpaquePointer?, _ row: UInt, _ group: UnsafePointer<CChar>?,
                                                 _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storeIndex(outIndex, "nothing is shown at row \(row) of the group") {
+    answer(outIndex, "out_index") {
         let groupName = try string(group, "group")
-        return try withMappings(handle) { _, mappings in
+        return try UInt(found(withMappings(handle) { _, mappings in
             index(row).flatMap { mappings.index(forRow: $0, inGroup: groupName) }
-        }
+        }, "nothing is shown at row \(row) of the group"))
     }
 }
 
 @_cdecl("ydb_mappings_row_for_index")
 public func ydb_mappings_row_for_index(_ handle: OpaquePointer?, _ position: UInt, _ group: UnsafePointer<CChar>?,
                                        _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storeIndex(outRow, "index \(position) of the group is not shown") {
+    answer(outRow, "out_row") {
         let groupName = try string(group, "group")
-        return try withMappings(handle) { _, mappings in
+        return try UInt(found(withMappings(handle) { _, mappings in
             index(position).flatMap { mappings.row(forIndex: $0, inGroup: groupName) }
-        }
-    }
-}
-
-/// Stores (section, row) of an index path, or YDB_NOTFOUND for nil.
-private func storePath(_ outSection: UnsafeMutablePointer<UInt>?, _ outRow: UnsafeMutablePointer<UInt>?,
-                       _ what: String, _ body: () throws -> TableIndexPath?) -> Int32 {
-    run {
-        let section = try required(outSection, "out_section")
-        let row = try required(outRow, "out_row")
-        section.pointee = 0
-        row.pointee = 0
-        guard let path = try body() else { throw notFound(what) }
-        section.pointee = UInt(path.section)
-        row.pointee = UInt(path.row)
+        }, "index \(position) of the group is not shown"))
     }
 }
 
@@ -648,11 +554,11 @@ public func ydb_mappings_row_and_section_for_index(_ handle: OpaquePointer?, _ p
                                                    _ group: UnsafePointer<CChar>?,
                                                    _ outSection: UnsafeMutablePointer<UInt>?,
                                                    _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storePath(outSection, outRow, "index \(position) of the group is not shown") {
+    answer(section: outSection, row: outRow) {
         let groupName = try string(group, "group")
-        return try withMappings(handle) { _, mappings in
+        return try found(withMappings(handle) { _, mappings in
             index(position).flatMap { mappings.rowAndSection(forIndex: $0, inGroup: groupName) }
-        }
+        }, "index \(position) of the group is not shown")
     }
 }
 
@@ -660,11 +566,11 @@ public func ydb_mappings_row_and_section_for_index(_ handle: OpaquePointer?, _ p
 public func ydb_mappings_nearest_index_path(_ handle: OpaquePointer?, _ row: UInt, _ group: UnsafePointer<CChar>?,
                                             _ outSection: UnsafeMutablePointer<UInt>?,
                                             _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storePath(outSection, outRow, "no row is shown near that one") {
+    answer(section: outSection, row: outRow) {
         let groupName = try string(group, "group")
-        return try withMappings(handle) { _, mappings in
+        return try found(withMappings(handle) { _, mappings in
             mappings.nearestIndexPath(forRow: Int(exactly: row) ?? .max, inGroup: groupName)
-        }
+        }, "no row is shown near that one")
     }
 }
 
@@ -673,31 +579,21 @@ public func ydb_mappings_range_position(_ handle: OpaquePointer?, _ group: Unsaf
                                         _ outFromBeginning: UnsafeMutablePointer<UInt>?,
                                         _ outFromEnd: UnsafeMutablePointer<UInt>?,
                                         _ outLength: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let fromBeginning = try required(outFromBeginning, "out_offset_from_beginning")
-        let fromEnd = try required(outFromEnd, "out_offset_from_end")
-        let length = try required(outLength, "out_length")
-        fromBeginning.pointee = 0
-        fromEnd.pointee = 0
-        length.pointee = 0
+    answer(Out(outFromBeginning, "out_offset_from_beginning"), Out(outFromEnd, "out_offset_from_end"),
+           Out(outLength, "out_length")) {
         let groupName = try string(group, "group")
-        guard let position = try withMappings(handle, { $1.rangePosition(forGroup: groupName) }) else {
-            throw notFound("the mappings have no group '\(groupName)'")
-        }
-        fromBeginning.pointee = UInt(position.offsetFromBeginning)
-        fromEnd.pointee = UInt(position.offsetFromEnd)
-        length.pointee = UInt(position.length)
+        let position = try found(withMappings(handle) { $1.rangePosition(forGroup: groupName) },
+                                 "the mappings have no group '\(groupName)'")
+        return (UInt(position.offsetFromBeginning), UInt(position.offsetFromEnd), UInt(position.length))
     }
 }
 
 @_cdecl("ydb_mappings_has_changes")
 public func ydb_mappings_has_changes(_ handle: OpaquePointer?, _ list: OpaquePointer?,
                                      _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
+    answer(outFlag, "out_flag") {
         let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
-        out.pointee = try withMappings(handle) { $1.hasChanges(for: notifications) } ? 1 : 0
+        return try withMappings(handle) { $1.hasChanges(for: notifications) } ? 1 : 0
     }
 }
 
@@ -705,20 +601,13 @@ public func ydb_mappings_has_changes(_ handle: OpaquePointer?, _ list: OpaquePoi
 
 /// The view group and index shown at (section, row), or YDB_NOTFOUND.
 private func location(_ box: MappingsBox, _ section: UInt, _ row: UInt) throws -> (group: String, index: Int) {
-    let found = try box.with { mappings -> (group: String, index: Int)? in
-        guard let rowIndex = index(row), let sectionIndex = index(section) else { return nil }
-        return mappings.groupAndIndex(forRow: rowIndex, inSection: sectionIndex)
-    }
-    guard let found else { throw notFound("nothing is shown at section \(section), row \(row)") }
-    return found
+    try found(box.with { shown($0, section, row) }, "nothing is shown at section \(section), row \(row)")
 }
 
 /// The mappings' view in transaction `txnHandle`, or YDB_NOTFOUND.
 private func mappedView(_ txnHandle: OpaquePointer?, _ box: MappingsBox) throws -> ViewTransaction {
-    guard let view = try usableTxn(txnHandle).view(box.mappings.viewName) else {
-        throw notFound("no view named '\(box.mappings.viewName)' is registered")
-    }
-    return view
+    try found(usableTxn(txnHandle).view(box.mappings.viewName),
+              "no view named '\(box.mappings.viewName)' is registered")
 }
 
 @_cdecl("ydb_view_key_at_index_path")
@@ -726,18 +615,12 @@ public func ydb_view_key_at_index_path(_ txnHandle: OpaquePointer?, _ handle: Op
                                        _ section: UInt, _ row: UInt,
                                        _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                        _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    run {
-        let collection = try required(outCollection, "out_collection")
-        let key = try required(outKey, "out_key")
-        collection.pointee = nil
-        key.pointee = nil
+    answer(Out(outCollection, "out_collection"), Out(outKey, "out_key")) {
         let box = try mappingsBox(handle)
         let view = try mappedView(txnHandle, box)
-        let shown = try location(box, section, row)
-        guard let rowKey = try view.rowKey(at: shown.index, inGroup: shown.group) else {
-            throw notFound("no row at index \(shown.index) of group '\(shown.group)'")
-        }
-        try storeKey(rowKey, collection, key)
+        let place = try location(box, section, row)
+        return try mallocStrings(found(view.rowKey(at: place.index, inGroup: place.group),
+                                       "no row at index \(place.index) of group '\(place.group)'"))
     }
 }
 
@@ -745,18 +628,13 @@ private func blobAtIndexPath(_ txnHandle: OpaquePointer?, _ handle: OpaquePointe
                              _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                              _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
                              _ pick: ((key: RowKey, object: [UInt8], metadata: [UInt8]?)) -> [UInt8]?) -> Int32 {
-    run {
-        let data = try required(outData, "out_\(what)")
-        let size = try required(outSize, "out_size")
-        data.pointee = nil
-        size.pointee = 0
+    answer(Out(outData, "out_\(what)"), Out(outSize, "out_size")) {
         let box = try mappingsBox(handle)
         let view = try mappedView(txnHandle, box)
-        let shown = try location(box, section, row)
-        guard let found = try view.row(at: shown.index, inGroup: shown.group), let blob = pick(found) else {
-            throw notFound("no \(what) at section \(section), row \(row)")
-        }
-        try storeOwned(blob, data, size)
+        let place = try location(box, section, row)
+        let blob = try found(view.row(at: place.index, inGroup: place.group).flatMap(pick),
+                             "no \(what) at section \(section), row \(row)")
+        return (try mallocCopy(blob), UInt(blob.count))
     }
 }
 
@@ -781,12 +659,14 @@ public func ydb_view_index_path_for_key(_ txnHandle: OpaquePointer?, _ handle: O
                                         _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                                         _ outSection: UnsafeMutablePointer<UInt>?,
                                         _ outRow: UnsafeMutablePointer<UInt>?) -> Int32 {
-    storePath(outSection, outRow, "the row is not shown") {
+    answer(section: outSection, row: outRow) {
         let box = try mappingsBox(handle)
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
         let view = try mappedView(txnHandle, box)
-        guard let found = try view.position(forKey: keyName, inCollection: collectionName) else { return nil }
-        return try box.with { $0.rowAndSection(forIndex: found.index, inGroup: found.group) }
+        let path = try view.position(forKey: keyName, inCollection: collectionName).flatMap { place in
+            try box.with { $0.rowAndSection(forIndex: place.index, inGroup: place.group) }
+        }
+        return try found(path, "the row is not shown")
     }
 }

@@ -50,11 +50,7 @@ private func list(_ handle: OpaquePointer?) throws -> NotificationListBox {
 
 @_cdecl("ydb_notification_copy")
 public func ydb_notification_copy(_ handle: OpaquePointer?, _ outCopy: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    run {
-        let out = try required(outCopy, "out_copy")
-        out.pointee = nil
-        out.pointee = registry.register(NotificationBox(try notification(handle), owned: true))
-    }
+    answer(outCopy, "out_copy") { registry.register(NotificationBox(try notification(handle), owned: true)) }
 }
 
 @_cdecl("ydb_notification_free")
@@ -73,54 +69,36 @@ public func ydb_notification_free(_ handle: OpaquePointer?) {
 
 @_cdecl("ydb_notification_snapshot")
 public func ydb_notification_snapshot(_ handle: OpaquePointer?, _ outSnapshot: UnsafeMutablePointer<UInt64>?) -> Int32 {
-    run {
-        let out = try required(outSnapshot, "out_snapshot")
-        out.pointee = 0
-        out.pointee = try notification(handle).snapshot
-    }
+    answer(outSnapshot, "out_snapshot") { try notification(handle).snapshot }
 }
 
 @_cdecl("ydb_notification_removed_all")
 public func ydb_notification_removed_all(_ handle: OpaquePointer?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        out.pointee = try notification(handle).removedAll ? 1 : 0
-    }
+    answer(outFlag, "out_flag") { try notification(handle).removedAll ? 1 : 0 }
 }
 
 @_cdecl("ydb_notification_has_change")
 public func ydb_notification_has_change(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                         _ key: UnsafePointer<CChar>?,
                                         _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        let changed = try notification(handle).hasChange(forKey: try string(key, "key"),
-                                                         inCollection: try string(collection, "collection"))
-        out.pointee = changed ? 1 : 0
+    answer(outFlag, "out_flag") {
+        try notification(handle).hasChange(forKey: try string(key, "key"),
+                                           inCollection: try string(collection, "collection")) ? 1 : 0
     }
 }
 
 @_cdecl("ydb_notification_has_change_in_collection")
 public func ydb_notification_has_change_in_collection(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                                       _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        let changed = try notification(handle).hasChange(inCollection: try string(collection, "collection"))
-        out.pointee = changed ? 1 : 0
+    answer(outFlag, "out_flag") {
+        try notification(handle).hasChange(inCollection: try string(collection, "collection")) ? 1 : 0
     }
 }
 
 @_cdecl("ydb_notification_changed_row_count")
 public func ydb_notification_changed_row_count(_ handle: OpaquePointer?,
                                                _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try notification(handle).changedRows.count)
-    }
+    answer(outCount, "out_count") { UInt(try notification(handle).changedRows.count) }
 }
 
 @_cdecl("ydb_notification_enumerate_changed_rows")
@@ -164,24 +142,18 @@ public func ydb_notification_list_free(_ handle: OpaquePointer?) {
 
 @_cdecl("ydb_notification_list_count")
 public func ydb_notification_list_count(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try list(handle).notifications.count)
-    }
+    answer(outCount, "out_count") { UInt(try list(handle).notifications.count) }
 }
 
 @_cdecl("ydb_notification_list_get")
 public func ydb_notification_list_get(_ handle: OpaquePointer?, _ index: UInt,
                                       _ outNotification: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    run {
-        let out = try required(outNotification, "out_notification")
-        out.pointee = nil
+    answer(outNotification, "out_notification") {
         let box = try list(handle)
         guard index < UInt(box.itemHandles.count) else {
             throw YDBError(.invalidArgument, "index \(index) is out of range (count \(box.itemHandles.count))")
         }
-        out.pointee = box.itemHandles[Int(index)]
+        return box.itemHandles[Int(index)]
     }
 }
 
@@ -189,12 +161,9 @@ public func ydb_notification_list_get(_ handle: OpaquePointer?, _ index: UInt,
 public func ydb_notification_list_has_change(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                                              _ key: UnsafePointer<CChar>?,
                                              _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        let changed = try list(handle).notifications.hasChange(forKey: try string(key, "key"),
-                                                               inCollection: try string(collection, "collection"))
-        out.pointee = changed ? 1 : 0
+    answer(outFlag, "out_flag") {
+        try list(handle).notifications.hasChange(forKey: try string(key, "key"),
+                                                 inCollection: try string(collection, "collection")) ? 1 : 0
     }
 }
 
@@ -202,26 +171,21 @@ public func ydb_notification_list_has_change(_ handle: OpaquePointer?, _ collect
 public func ydb_notification_list_has_change_in_collection(_ handle: OpaquePointer?,
                                                            _ collection: UnsafePointer<CChar>?,
                                                            _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        let changed = try list(handle).notifications.hasChange(inCollection: try string(collection, "collection"))
-        out.pointee = changed ? 1 : 0
+    answer(outFlag, "out_flag") {
+        try list(handle).notifications.hasChange(inCollection: try string(collection, "collection")) ? 1 : 0
     }
 }
 
 @_cdecl("ydb_notification_list_new")
 public func ydb_notification_list_new(_ items: UnsafePointer<OpaquePointer?>?, _ itemCount: UInt,
                                       _ outList: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    run {
-        let out = try required(outList, "out_list")
-        out.pointee = nil
+    answer(outList, "out_list") {
         let total = try count(itemCount, "count")
         var collected: [CommitNotification] = []
         if total > 0 {
             guard let items else { throw YDBError(.invalidArgument, "items is NULL but count is \(itemCount)") }
             collected = try (0..<total).map { try notification(items[$0]) }
         }
-        out.pointee = NotificationListBox.register(collected)
+        return NotificationListBox.register(collected)
     }
 }

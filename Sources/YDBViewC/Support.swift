@@ -202,6 +202,87 @@ func answer<T>(_ out: UnsafeMutablePointer<T?>?, _ what: String, _ compute: () t
     answer(out, what, cleared: nil, compute)
 }
 
+/// `answer` for a C struct the export mirrors field for field
+/// (`ydb_range_options`, `ydb_row_change`): Swift cannot see the header's
+/// type, so the output arrives untyped and is written as bytes.
+func answer<T>(bytesAt out: UnsafeMutableRawPointer?, _ what: String, cleared: T,
+               _ compute: () throws -> T) -> Int32 {
+    run {
+        let target = try required(out, what)
+        target.storeBytes(of: cleared, as: T.self)
+        target.storeBytes(of: try compute(), as: T.self)
+    }
+}
+
+/// One output of an export that answers through several: the caller's
+/// pointer, its parameter name (for the NULL message) and what it holds
+/// after a failure.
+struct Out<Value> {
+    let pointer: UnsafeMutablePointer<Value>?
+    let name: String
+    let cleared: Value
+
+    init(_ pointer: UnsafeMutablePointer<Value>?, _ name: String, cleared: Value) {
+        self.pointer = pointer
+        self.name = name
+        self.cleared = cleared
+    }
+
+    fileprivate func clear() { pointer?.pointee = cleared }
+    fileprivate func check() throws { _ = try required(pointer, name) }
+    fileprivate func store(_ value: Value) { pointer!.pointee = value }
+}
+
+extension Out where Value: BinaryInteger {
+    init(_ pointer: UnsafeMutablePointer<Value>?, _ name: String) { self.init(pointer, name, cleared: 0) }
+}
+
+extension Out where Value: ExpressibleByNilLiteral {
+    init(_ pointer: UnsafeMutablePointer<Value>?, _ name: String) { self.init(pointer, name, cleared: nil) }
+}
+
+/// `answer` for an export with several out-parameters ((section, row),
+/// (group, index), (collection, key), (data, size), ...): every output
+/// the caller passed is cleared first — also when a sibling is NULL, as the
+/// header promises ("set to NULL / 0 when the pointer itself was valid") —
+/// then a NULL one is refused, and `compute`'s answers are stored together
+/// only once all of them exist, so a failure never leaves a partial answer.
+func answer<each Value>(_ outputs: repeat Out<each Value>,
+                        compute: () throws -> (repeat each Value)) -> Int32 {
+    run {
+        repeat (each outputs).clear()
+        repeat try (each outputs).check()
+        let values = try compute()
+        repeat (each outputs).store(each values)
+    }
+}
+
+/// `answer` for an index path (section, row); both cleared to 0.
+func answer(section: UnsafeMutablePointer<UInt>?, row: UnsafeMutablePointer<UInt>?,
+            _ compute: () throws -> TableIndexPath) -> Int32 {
+    answer(Out(section, "out_section"), Out(row, "out_row")) {
+        let path = try compute()
+        return (UInt(path.section), UInt(path.row))
+    }
+}
+
+/// `value`, or YDB_NOTFOUND with `message`: the lookup that found nothing.
+func found<T>(_ value: T?, _ message: @autoclosure () -> String) throws -> T {
+    guard let value else { throw YDBError(.notFound, message()) }
+    return value
+}
+
+/// Owned copies of a row's collection and key, for the caller to
+/// `ydb_free`: both or (on failure) neither.
+func mallocStrings(_ rowKey: RowKey) throws -> (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) {
+    let collection = try mallocString(rowKey.collection)
+    do {
+        return (collection, try mallocString(rowKey.key))
+    } catch {
+        free(collection)
+        throw error
+    }
+}
 
 /// A malloc'd copy of `data` for the caller to `ydb_free`; never NULL.
 func mallocCopy(_ data: [UInt8]) throws -> UnsafeMutableRawPointer {
