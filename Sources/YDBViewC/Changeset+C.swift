@@ -39,33 +39,13 @@ private func changesetBox(_ handle: OpaquePointer?) throws -> ChangesetBox {
     try lookup(handle, ChangesetBox.self, "changeset")
 }
 
-/// MappingsError as the C status YDB_MISMATCH, with a message that says why.
-private func mismatch(_ error: MappingsError) -> YDBError {
-    switch error {
-    case .mismatchedMappingsAndNotifications(let mappingsSnapshot, let logsStart):
-        let at = mappingsSnapshot.map { "at snapshot \($0)" } ?? "never updated"
-        return YDBError(.mismatch, "mismatched mappings and notifications: the mappings are \(at), "
-                        + "the notifications start from snapshot \(logsStart) (update the mappings with a "
-                        + "transaction at that snapshot, or pass every notification since their last update)")
-    case .wrongView(let expected, let found):
-        return YDBError(.mismatch, "mismatched mappings and notifications: the mappings read view '\(expected)', "
-                        + "the notifications are for view '\(found)'")
-    }
-}
-
 @_cdecl("ydb_changeset_new")
 public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePointer?,
                               _ outChangeset: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     answer(outChangeset, "out_changeset") {
         let box = try mappingsBox(mappingsHandle)
         let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
-        let changeset: Changeset
-        do {
-            changeset = try box.with { try $0.changes(for: notifications) }
-        } catch let error as MappingsError {
-            throw mismatch(error)
-        }
-        return registry.register(ChangesetBox(changeset))
+        return registry.register(ChangesetBox(try box.with { try $0.changes(for: notifications) }))
     }
 }
 

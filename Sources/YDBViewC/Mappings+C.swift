@@ -272,30 +272,12 @@ private func int(_ value: Int64, _ what: String) throws -> Int {
     return result
 }
 
-/// RangeOptions' validation errors as YDB_INVALID_ARGUMENT.
-private func rangeOptions(_ make: () throws -> RangeOptions) throws -> RangeOptions {
-    do {
-        return try make()
-    } catch let error as RangeOptionsError {
-        let message: String
-        switch error {
-        case .lengthNotPositive(let length): message = "length must be at least 1 (got \(length))"
-        case .negativeOffset(let offset): message = "offset must not be negative (got \(offset))"
-        case .negativeMinLength(let min): message = "min_length must not be negative (got \(min))"
-        case .maxLengthNotPositive(let max): message = "max_length must be at least 1, or 0 for no limit (got \(max))"
-        case .minLengthAboveMaxLength(let min, let max): message = "min_length \(min) is above max_length \(max)"
-        }
-        throw YDBError(.invalidArgument, message)
-    }
-}
-
 @_cdecl("ydb_mappings_set_range_fixed")
 public func ydb_mappings_set_range_fixed(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                                          _ length: Int64, _ offset: Int64, _ pinValue: Int32) -> Int32 {
     configure(handle, group) { mappings, groupName in
-        let options = try rangeOptions {
-            try .fixed(length: try int(length, "length"), offset: try int(offset, "offset"), from: try pin(pinValue))
-        }
+        let options = try RangeOptions.fixed(length: try int(length, "length"), offset: try int(offset, "offset"),
+                                             from: try pin(pinValue))
         mappings.setRangeOptions(options, forGroup: groupName)
     }
 }
@@ -306,11 +288,10 @@ public func ydb_mappings_set_range_flexible(_ handle: OpaquePointer?, _ group: U
                                             _ maxLength: Int64, _ minLength: Int64, _ growValue: Int32) -> Int32 {
     configure(handle, group) { mappings, groupName in
         if maxLength < 0 { throw YDBError(.invalidArgument, "max_length must not be negative (0: no limit)") }
-        let options = try rangeOptions {
-            try .flexible(length: try int(length, "length"), offset: try int(offset, "offset"),
-                          from: try pin(pinValue), maxLength: maxLength == 0 ? .max : try int(maxLength, "max_length"),
-                          minLength: try int(minLength, "min_length"), grow: try grow(growValue))
-        }
+        let options = try RangeOptions.flexible(
+            length: try int(length, "length"), offset: try int(offset, "offset"), from: try pin(pinValue),
+            maxLength: maxLength == 0 ? .max : try int(maxLength, "max_length"),
+            minLength: try int(minLength, "min_length"), grow: try grow(growValue))
         mappings.setRangeOptions(options, forGroup: groupName)
     }
 }

@@ -191,8 +191,9 @@ final class ChangesetPropertyTests: XCTestCase {
         view.set(3, group: "a", value: 3)
         let second = view.commit()
         XCTAssertThrowsError(try mappings.changes(for: [second])) { error in
-            XCTAssertEqual(error as? MappingsError,
+            XCTAssertEqual((error as? YDBError)?.reason,
                            .mismatchedMappingsAndNotifications(mappingsSnapshot: 2, logsStart: 3))
+            XCTAssertEqual((error as? YDBError)?.code, .mismatch)
         }
         XCTAssertThrowsError(try mappings.changes(for: [second, first]))
         XCTAssertEqual(mappings.snapshotOfLastUpdate, 2)

@@ -171,11 +171,11 @@ final class MappingsTests: XCTestCase {
 
     func testRangeOptionsValidation() {
         XCTAssertThrowsError(try RangeOptions.fixed(length: 0, offset: 0, from: .beginning)) {
-            XCTAssertEqual($0 as? RangeOptionsError, .lengthNotPositive(0))
+            XCTAssertEqual(($0 as? YDBError)?.reason, .lengthNotPositive(0))
         }
         XCTAssertThrowsError(try RangeOptions.fixed(length: 1, offset: -1, from: .end))
         XCTAssertThrowsError(try RangeOptions.flexible(length: 3, from: .end, maxLength: 2, minLength: 3)) {
-            XCTAssertEqual($0 as? RangeOptionsError, .minLengthAboveMaxLength(min: 3, max: 2))
+            XCTAssertEqual(($0 as? YDBError)?.reason, .minLengthAboveMaxLength(min: 3, max: 2))
         }
         XCTAssertThrowsError(try RangeOptions.flexible(length: 3, from: .end, maxLength: 0))
         XCTAssertThrowsError(try RangeOptions.flexible(length: 3, from: .end, minLength: -1))

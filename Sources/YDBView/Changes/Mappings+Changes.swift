@@ -13,10 +13,10 @@ extension Mappings {
     /// let changeset = try mappings.changes(for: logs)
     /// ```
     ///
-    /// - Throws: `MappingsError.mismatchedMappingsAndNotifications` when the mappings
+    /// - Throws: `YDBError` `.mismatch` (reason `.mismatchedMappingsAndNotifications`) when the mappings
     ///   are not at `logs.first.snapshotBefore` (or were never updated), the logs do
     ///   not chain, or the mappings' cached counts disagree with `logs.first.before`;
-    ///   `MappingsError.wrongView` for logs of another view. The mappings are then
+    ///   reason `.wrongView` for logs of another view. The mappings are then
     ///   left unchanged.
     public func changes(for logs: [ViewCommitLog]) throws -> Changeset {
         guard let first = logs.first, let last = logs.last else { return Changeset() }
@@ -75,11 +75,10 @@ extension Mappings {
     /// The current layout, after checking that `logs` start where the mappings are.
     private func validatedLayout(for logs: [ViewCommitLog]) throws -> MappingsLayout {
         let start = logs[0].snapshotBefore
-        let mismatch = MappingsError.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot,
-                                                                        logsStart: start)
+        let mismatch = YDBError(.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot, logsStart: start))
         guard let layout, lastSnapshot == start else { throw mismatch }
         for log in logs where !bytesEqual(log.viewName, viewName) {
-            throw MappingsError.wrongView(expected: viewName, found: log.viewName)
+            throw YDBError(.wrongView(expected: viewName, found: log.viewName))
         }
         for (older, newer) in zip(logs, logs.dropFirst()) where older.snapshot != newer.snapshotBefore {
             throw mismatch

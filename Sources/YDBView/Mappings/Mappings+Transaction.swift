@@ -21,7 +21,7 @@ extension Mappings {
     /// `Connection.beginLongLivedReadTransaction()`), moving the mappings to
     /// the snapshot of the last one. The mappings must be at the snapshot just
     /// before the first notification; otherwise this throws
-    /// `MappingsError.mismatchedMappingsAndNotifications` and changes nothing.
+    /// `YDBError` `.mismatch` (reason `.mismatchedMappingsAndNotifications`) and changes nothing.
     public func changes(for notifications: [CommitNotification]) throws -> Changeset {
         try changes(for: commitLogs(for: notifications))
     }
@@ -38,8 +38,8 @@ extension Mappings {
     func commitLogs(for notifications: [CommitNotification]) throws -> [ViewCommitLog] {
         guard let first = notifications.first else { return [] }
         guard let snapshot = lastSnapshot, var unchanged = lastContents, first.snapshot == snapshot + 1 else {
-            throw MappingsError.mismatchedMappingsAndNotifications(
-                mappingsSnapshot: lastSnapshot, logsStart: first.snapshot &- 1)
+            throw YDBError(.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot,
+                                                               logsStart: first.snapshot &- 1))
         }
         var logs: [ViewCommitLog] = []
         for notification in notifications {

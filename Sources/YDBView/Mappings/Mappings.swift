@@ -1,14 +1,3 @@
-/// Errors from mappings and changesets.
-public enum MappingsError: Error, Equatable, Sendable {
-    /// The mappings are not at the snapshot the first commit log starts from
-    /// (or have never been updated), the logs are not one chain of commits, or
-    /// the mappings' cached state does not match the first log's `before` view.
-    /// The mappings are left unchanged.
-    case mismatchedMappingsAndNotifications(mappingsSnapshot: UInt64?, logsStart: UInt64)
-    /// A commit log is for another view than the mappings'.
-    case wrongView(expected: String, found: String)
-}
-
 /// Maps the groups of one view onto the sections of a table: which groups are
 /// shown, in which order, which part of each (ranges), in which direction
 /// (reverse), as separate sections or one (auto-consolidation) — and turns a

@@ -20,20 +20,6 @@ public enum RangeGrowOptions: Hashable, Sendable {
     case bothSides
 }
 
-/// Why a `RangeOptions` value could not be made.
-public enum RangeOptionsError: Error, Equatable, Sendable {
-    /// The length must be at least 1.
-    case lengthNotPositive(Int)
-    /// The offset must be 0 or more.
-    case negativeOffset(Int)
-    /// The minimum length must be 0 or more.
-    case negativeMinLength(Int)
-    /// The maximum length must be at least 1.
-    case maxLengthNotPositive(Int)
-    /// The minimum length is larger than the maximum length.
-    case minLengthAboveMaxLength(min: Int, max: Int)
-}
-
 /// A window onto one group of a view: show only `length` rows starting `offset`
 /// rows away from one end (the pin) of the group — like SQL `LIMIT`/`OFFSET`.
 ///
@@ -95,10 +81,10 @@ public struct RangeOptions: Hashable, Sendable {
     }
 
     /// A fixed range of `length` rows, `offset` rows away from `pin`.
-    /// - Throws: `RangeOptionsError` when `length < 1` or `offset < 0`.
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) when `length < 1` or `offset < 0`.
     public static func fixed(length: Int, offset: Int = 0, from pin: RangePin) throws -> RangeOptions {
-        guard length > 0 else { throw RangeOptionsError.lengthNotPositive(length) }
-        guard offset >= 0 else { throw RangeOptionsError.negativeOffset(offset) }
+        guard length > 0 else { throw YDBError(.lengthNotPositive(length)) }
+        guard offset >= 0 else { throw YDBError(.negativeOffset(offset)) }
         return RangeOptions(kind: .fixed, length: length, offset: offset, pin: pin,
                             maxLength: length, minLength: 0, growOptions: .pinSide)
     }
@@ -109,17 +95,17 @@ public struct RangeOptions: Hashable, Sendable {
     ///   - minLength: when fewer rows are shown and the group has more, rows are pulled
     ///     back in, first from the pin side.
     ///   - grow: which edges accept rows inserted exactly at them.
-    /// - Throws: `RangeOptionsError` for a length < 1, a negative offset or minimum,
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a length < 1, a negative offset or minimum,
     ///   a maximum < 1, or a minimum above the maximum.
     public static func flexible(length: Int, offset: Int = 0, from pin: RangePin,
                                 maxLength: Int = .max, minLength: Int = 0,
                                 grow: RangeGrowOptions = .pinSide) throws -> RangeOptions {
-        guard length > 0 else { throw RangeOptionsError.lengthNotPositive(length) }
-        guard offset >= 0 else { throw RangeOptionsError.negativeOffset(offset) }
-        guard minLength >= 0 else { throw RangeOptionsError.negativeMinLength(minLength) }
-        guard maxLength > 0 else { throw RangeOptionsError.maxLengthNotPositive(maxLength) }
+        guard length > 0 else { throw YDBError(.lengthNotPositive(length)) }
+        guard offset >= 0 else { throw YDBError(.negativeOffset(offset)) }
+        guard minLength >= 0 else { throw YDBError(.negativeMinLength(minLength)) }
+        guard maxLength > 0 else { throw YDBError(.maxLengthNotPositive(maxLength)) }
         guard minLength <= maxLength else {
-            throw RangeOptionsError.minLengthAboveMaxLength(min: minLength, max: maxLength)
+            throw YDBError(.minLengthAboveMaxLength(min: minLength, max: maxLength))
         }
         return RangeOptions(kind: .flexible, length: length, offset: offset, pin: pin,
                             maxLength: maxLength, minLength: minLength, growOptions: grow)

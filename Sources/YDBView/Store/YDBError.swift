@@ -27,7 +27,8 @@ public enum YDBErrorCode: Int32, Sendable {
     case cantOpen = 13
 }
 
-/// The one error type the engine throws.
+/// The one error type the engine throws: a kind (`code`), a message for
+/// people, and the facts a program may branch on (`sqliteCode`, `reason`).
 public struct YDBError: Error, CustomStringConvertible, Sendable {
     public let code: YDBErrorCode
     public let message: String
@@ -35,14 +36,70 @@ public struct YDBError: Error, CustomStringConvertible, Sendable {
     /// (e.g. 13 SQLITE_FULL, 10 | 3<<8 SQLITE_IOERR_WRITE), else nil: a full
     /// disk and an I/O error are told apart without reading the message.
     public let sqliteCode: Int32?
+    /// For mappings and range options: exactly what was wrong.
+    public let reason: Reason?
 
     public init(_ code: YDBErrorCode, _ message: String, sqliteCode: Int32? = nil) {
         self.code = code
         self.message = message
         self.sqliteCode = sqliteCode
+        reason = nil
+    }
+
+    /// The error for `reason`: its code and message follow from it.
+    public init(_ reason: Reason) {
+        code = reason.code
+        message = reason.message
+        sqliteCode = nil
+        self.reason = reason
     }
 
     public var description: String { "YDBError(\(code)): \(message)" }
+}
+
+extension YDBError {
+    /// The facts behind a mappings mismatch or a refused range option.
+    public enum Reason: Equatable, Sendable {
+        /// The mappings are not at the snapshot the first notification starts
+        /// from (or were never updated), the notifications are not one chain
+        /// of commits, or the mappings' state does not match the first one's
+        /// `before` view. The mappings are left unchanged. (`.mismatch`)
+        case mismatchedMappingsAndNotifications(mappingsSnapshot: UInt64?, logsStart: UInt64)
+        /// A notification's view log is for another view than the
+        /// mappings'. (`.mismatch`)
+        case wrongView(expected: String, found: String)
+        /// A range length must be at least 1. (`.invalidArgument`, likewise below)
+        case lengthNotPositive(Int)
+        case negativeOffset(Int)
+        case negativeMinLength(Int)
+        case maxLengthNotPositive(Int)
+        case minLengthAboveMaxLength(min: Int, max: Int)
+
+        var code: YDBErrorCode {
+            switch self {
+            case .mismatchedMappingsAndNotifications, .wrongView: .mismatch
+            default: .invalidArgument
+            }
+        }
+
+        var message: String {
+            switch self {
+            case .mismatchedMappingsAndNotifications(let mappingsSnapshot, let logsStart):
+                let at = mappingsSnapshot.map { "at snapshot \($0)" } ?? "never updated"
+                return "mismatched mappings and notifications: the mappings are \(at), the notifications start "
+                    + "from snapshot \(logsStart) (update the mappings with a transaction at that snapshot, "
+                    + "or pass every notification since their last update)"
+            case .wrongView(let expected, let found):
+                return "mismatched mappings and notifications: the mappings read view '\(expected)', "
+                    + "the notifications are for view '\(found)'"
+            case .lengthNotPositive(let length): return "length must be at least 1 (got \(length))"
+            case .negativeOffset(let offset): return "offset must not be negative (got \(offset))"
+            case .negativeMinLength(let min): return "min_length must not be negative (got \(min))"
+            case .maxLengthNotPositive(let max): return "max_length must be at least 1, or 0 for no limit (got \(max))"
+            case .minLengthAboveMaxLength(let min, let max): return "min_length \(min) is above max_length \(max)"
+            }
+        }
+    }
 }
 
 /// Names (collections, keys, views, groups) are data: any Unicode is fine,
