@@ -59,10 +59,22 @@
 ** Callbacks.  A callback is a function pointer plus a `void *ctx` passed
 **   back to it as its first argument. Enumeration callbacks return 0 to go
 **   on and nonzero to stop; stopping early is not an error (the enumerating
-**   function returns YDB_OK). A callback must not call ydb_ functions on
-**   the connection (or a transaction of it) that is running the enumeration:
-**   such calls return YDB_MISUSE. Where a callback comes with a destructor,
+**   function returns YDB_OK). Where a callback comes with a destructor,
 **   the destructor is called exactly once -- also when registration fails.
+**
+** Callbacks and re-entrancy.  One rule, the engine's, the same in Swift and
+**   Python:
+**   - inside a VIEW callback (grouping, sorting, sort_key) the connection
+**     running it, and its transaction, cannot be used at all (YDB_MISUSE,
+**     "busy"); reading through another connection is fine; beginning a
+**     write on any connection, registering or unregistering a view give
+**     YDB_MISUSE (this thread holds the write);
+**   - inside an ENUMERATION callback (rows, keys, collections, view rows,
+**     find) the transaction may be read and, if read-write, written; ending
+**     it (commit, rollback, end) or closing its connection gives
+**     YDB_MISUSE and leaves it open;
+**   - COMMIT OBSERVERS run after the commit, with no engine lock held: they
+**     may read and write through any connection, the committing one too.
 **
 ** Threads.  A ydb_database is thread-safe: open connections and register
 **   observers from any thread. A ydb_connection (and the transactions begun
@@ -314,10 +326,10 @@ int ydb_database_max_commits_behind(ydb_database *db, uint64_t *out_commits);
 ** the thread that committed, but may run on another committing thread, after
 ** the commit's own ydb_txn_commit returned.
 **
-** An observer may read through any connection but the one that committed
-** (which is still busy: YDB_MISUSE). It must not write: the commit still
-** holds the database's write lock, so ydb_txn_begin_read_write inside an
-** observer returns YDB_MISUSE. It cannot fail: it returns nothing.
+** An observer runs after the commit, with no engine lock held: it may read
+** and write through any connection, the one that committed included (its
+** own commit's observers then run after it returns, in snapshot order). It
+** cannot fail: it returns nothing.
 ** ------------------------------------------------------------------------ */
 
 typedef void (*ydb_commit_observer_fn)(void *ctx,
@@ -770,8 +782,9 @@ int ydb_notification_list_has_change_in_collection(
 **   (see Writing): nothing of it is ever committed. Callbacks run on the
 **   thread making the call, inside the engine; from inside one, calls on the
 **   connection (or transaction) that runs it, ydb_txn_begin_read_write,
-**   ydb_view_register and ydb_view_unregister return YDB_MISUSE. Reading
-**   through another connection is allowed. Every pointer a callback
+**   ydb_view_register and ydb_view_unregister return YDB_MISUSE (see
+**   "Callbacks and re-entrancy" at the top). Reading through another
+**   connection is allowed. Every pointer a callback
 **   receives is borrowed: valid only during that call.
 **
 ** Context and destructor.  ydb_view_register and ydb_view_set_definition
@@ -1010,9 +1023,10 @@ int ydb_view_enumerate_registered(ydb_database *db, ydb_name_fn callback,
 ** allowed collections stay as registered).
 **
 ** ctx and destroy: destroy is called exactly once -- when the view stops
-** using these callbacks if the transaction commits; when it rolls back,
-** fails, or nothing changed (same tag), at the end of the transaction or at
-** once. An unknown view gives YDB_NOTFOUND; a read transaction YDB_MISUSE.
+** using these callbacks if the commit installed them; otherwise (rolled
+** back, failed, or nothing changed: same tag, unknown view) when the
+** transaction ends, or at once when the call fails before reaching the
+** engine (a NULL or read transaction, bad arguments). An unknown view gives YDB_NOTFOUND; a read transaction YDB_MISUSE.
 */
 int ydb_view_set_definition(ydb_txn *txn, const char *name,
                             const ydb_view_definition *definition, void *ctx,

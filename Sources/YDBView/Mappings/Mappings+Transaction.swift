@@ -1,13 +1,10 @@
-/// Mappings driven by transactions and commit notifications: the way an
-/// application uses them (YapDatabase's `updateWithTransaction:` and
-/// `getSectionChanges:rowChanges:forNotifications:withMappings:`).
+/// Mappings read through a transaction (YapDatabase's `updateWithTransaction:`
+/// and the view transaction's index-path getters). What commits change is
+/// `Changes/`'s part (`changes(for:)`, `hasChanges(for:)`).
 ///
 /// ```swift
 /// try reader.beginLongLivedReadTransaction()
 /// try reader.read { try mappings.update(with: $0) }
-/// // after commits:
-/// let notifications = try reader.beginLongLivedReadTransaction()
-/// let changeset = try mappings.changes(for: notifications)
 /// ```
 extension Mappings {
     /// Caches the view's groups and counts as of `transaction` and moves the
@@ -15,44 +12,6 @@ extension Mappings {
     /// reads as empty.
     public func update(with transaction: ReadTransaction) throws {
         update(with: try transaction.viewContents(named: viewName), snapshot: transaction.snapshot)
-    }
-
-    /// The section and row changes for `notifications` (as returned by
-    /// `Connection.beginLongLivedReadTransaction()`), moving the mappings to
-    /// the snapshot of the last one. The mappings must be at the snapshot just
-    /// before the first notification; otherwise this throws
-    /// `YDBError` `.mismatch` (reason `.mismatchedMappingsAndNotifications`) and changes nothing.
-    public func changes(for notifications: [CommitNotification]) throws -> Changeset {
-        try changes(for: commitLogs(for: notifications))
-    }
-
-    /// Whether `notifications` touch any group of these mappings. Cheap; it
-    /// does not move the mappings (call `update(with:)` or `changes(for:)`).
-    public func hasChanges(for notifications: [CommitNotification]) -> Bool {
-        hasChanges(for: notifications.compactMap { $0.viewLog(named: viewName) })
-    }
-
-    /// One log per commit, in order: commits that did not touch the view get
-    /// an empty log whose before and after are the unchanged view, so the
-    /// logs form one unbroken chain from the mappings' snapshot.
-    func commitLogs(for notifications: [CommitNotification]) throws -> [ViewCommitLog] {
-        guard let first = notifications.first else { return [] }
-        guard let snapshot = lastSnapshot, var unchanged = lastContents, first.snapshot == snapshot + 1 else {
-            throw YDBError(.mismatchedMappingsAndNotifications(mappingsSnapshot: lastSnapshot,
-                                                               logsStart: first.snapshot &- 1))
-        }
-        var logs: [ViewCommitLog] = []
-        for notification in notifications {
-            if let log = notification.viewLog(named: viewName) {
-                logs.append(log)
-                unchanged = log.after
-            } else {
-                logs.append(ViewCommitLog(viewName: viewName, snapshotBefore: notification.snapshot &- 1,
-                                          snapshot: notification.snapshot, before: unchanged, after: unchanged,
-                                          entries: [], keys: [:]))
-            }
-        }
-        return logs
     }
 }
 

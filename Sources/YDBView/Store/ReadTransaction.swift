@@ -24,6 +24,8 @@ public class ReadTransaction: @unchecked Sendable {
     public var snapshot: UInt64 { state.snapshot }
 
     var handle: SQLiteHandle { connection.handle }
+    /// The row table's reads (all its SQL is in `RowTable.swift`).
+    var rows: RowReader { RowReader(handle: connection.handle) }
 
     /// Ends a read transaction. No-op when already ended. From inside one
     /// of its own callbacks, it ends when the running call returns.
@@ -75,13 +77,7 @@ public class ReadTransaction: @unchecked Sendable {
             try validateName(key, "key")
             try validateName(collection, "collection")
             guard storable(key, collection) else { return nil }
-            let select = try handle.statement(
-                "SELECT object, metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
-            defer { select.reset() }
-            select.bind(1, collection)
-            select.bind(2, key)
-            guard try select.step() else { return nil }
-            return (select.blob(0) ?? [], select.blob(1))
+            return try rows.row(forKey: key, inCollection: collection)
         }
     }
 
@@ -93,32 +89,17 @@ public class ReadTransaction: @unchecked Sendable {
         try access {
             try validateName(collection, "collection")
             guard storable(collection) else { return 0 }
-            let select = try handle.statement("SELECT count(*) FROM ydb_rows WHERE collection = ?1")
-            defer { select.reset() }
-            select.bind(1, collection)
-            try select.step()
-            return select.int(0)
+            return try rows.count(inCollection: collection)
         }
     }
 
     public func countAll() throws -> Int {
-        try access {
-            let select = try handle.statement("SELECT count(*) FROM ydb_rows")
-            defer { select.reset() }
-            try select.step()
-            return select.int(0)
-        }
+        try access { try rows.countAll() }
     }
 
     /// Every collection that holds at least one row, in ascending order.
     public func collections() throws -> [String] {
-        try access {
-            let select = try handle.statement("SELECT DISTINCT collection FROM ydb_rows ORDER BY collection")
-            defer { select.reset() }
-            var names: [String] = []
-            while try select.step() { names.append(select.string(0)) }
-            return names
-        }
+        try access { try rows.collections() }
     }
 
     /// Calls `body` for each collection of `collections()`; set the
@@ -142,31 +123,21 @@ public class ReadTransaction: @unchecked Sendable {
     /// `inout Bool` to true to stop.
     public func enumerateKeys(inCollection collection: String,
                               _ body: (String, inout Bool) throws -> Void) throws {
-        try enumerate(collection, columns: "key") { select, stop in try body(select.string(0), &stop) }
+        try enumerate(collection, withValues: false) { key, _, _, stop in try body(key, &stop) }
     }
 
     /// Calls `body` with key, object and metadata of each row of `collection`.
     public func enumerateRows(inCollection collection: String,
                               _ body: (String, [UInt8], [UInt8]?, inout Bool) throws -> Void) throws {
-        try enumerate(collection, columns: "key, object, metadata") { select, stop in
-            try body(select.string(0), select.blob(1) ?? [], select.blob(2), &stop)
-        }
+        try enumerate(collection, withValues: true, body)
     }
 
-    private func enumerate(_ collection: String, columns: String,
-                           _ body: (Statement, inout Bool) throws -> Void) throws {
+    private func enumerate(_ collection: String, withValues: Bool,
+                           _ body: (String, [UInt8], [UInt8]?, inout Bool) throws -> Void) throws {
         try access {
             try validateName(collection, "collection")
             guard storable(collection) else { return }
-            // Not the statement cache: `body` may query this transaction again.
-            let owned = try handle.uncachedStatement(
-                "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY key")
-            let select = owned.statement
-            select.bind(1, collection)
-            var stop = false
-            try connection.runningUserCode(.enumeration) {
-                while !stop, try select.step() { try body(select, &stop) }
-            }
+            try connection.runningUserCode(.enumeration) { try rows.enumerate(collection, withValues: withValues, body) }
         }
     }
 
@@ -180,11 +151,7 @@ public class ReadTransaction: @unchecked Sendable {
         try validateName(key, "key")
         try validateName(collection, "collection")
         guard storable(key, collection) else { return nil }
-        let select = try handle.statement("SELECT rowid FROM ydb_rows WHERE collection = ?1 AND key = ?2")
-        defer { select.reset() }
-        select.bind(1, collection)
-        select.bind(2, key)
-        return try select.step() ? select.int64(0) : nil
+        return try rows.rowid(forKey: key, inCollection: collection)
     }
 
     /// False for a name longer than SQLite stores: no row can have it, so a
@@ -194,28 +161,8 @@ public class ReadTransaction: @unchecked Sendable {
         names.allSatisfy { $0.utf8.count <= handle.maxValueBytes }
     }
 
-        /// Loads what a callback of `flavour` reads for `rowid`.
-    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
-        let columns: String
-        switch flavour {
-        case .key: columns = "collection, key, NULL, NULL"
-        case .object: columns = "collection, key, object, NULL"
-        case .metadata: columns = "collection, key, NULL, metadata"
-        case .row: columns = "collection, key, object, metadata"
-        }
-        let select = try handle.statement("SELECT \(columns) FROM ydb_rows WHERE rowid = ?1")
-        defer { select.reset() }
-        select.bind(1, rowid)
-        guard try select.step() else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
-        return ViewRow(collection: select.string(0), key: select.string(1),
-                       object: flavour.readsObject ? (select.blob(2) ?? []) : nil,
-                       metadata: flavour.readsMetadata ? select.blob(3) : nil)
-    }
+    /// Loads what a callback of `flavour` reads for `rowid`.
+    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow { try rows.loadRow(rowid, flavour) }
 
-    func rowKey(forRowid rowid: Int64) throws -> RowKey? {
-        let select = try handle.statement("SELECT collection, key FROM ydb_rows WHERE rowid = ?1")
-        defer { select.reset() }
-        select.bind(1, rowid)
-        return try select.step() ? RowKey(collection: select.string(0), key: select.string(1)) : nil
-    }
+    func rowKey(forRowid rowid: Int64) throws -> RowKey? { try rows.rowKey(forRowid: rowid) }
 }

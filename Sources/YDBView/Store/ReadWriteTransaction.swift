@@ -161,6 +161,13 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         }
     }
 
+    /// The row table's writes (all its SQL is in `RowTable.swift`).
+    private var table: RowTable { RowTable(handle: handle) }
+
+    /// What view maintenance sees of this write: the rows, read only, and
+    /// the handle of its own tables — never the transaction itself.
+    var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle) }
+
     private func record(_ kind: RowChangeKind, _ rowKey: RowKey) {
         changed = true
         changedRows[rowKey, default: []].formUnion(kind)
@@ -174,26 +181,15 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         try write(refusing: { try checkStorable(object: object, metadata: metadata, key: key, collection: collection) }) {
             let rowKey = RowKey(collection: collection, key: key)
             if let rowid = try rowid(forKey: key, inCollection: collection) {
-                let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
-                update.bind(1, object)
-                update.bind(2, metadata)
-                update.bind(3, rowid)
-                try update.run()
+                try table.update(rowid, object: object, metadata: metadata)
                 record([.objectChanged, .metadataChanged], rowKey)
                 let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
-                try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], self) }
+                try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
             } else {
-                let insert = try handle.statement(
-                    "INSERT INTO ydb_rows (collection, key, object, metadata) VALUES (?1, ?2, ?3, ?4)")
-                insert.bind(1, collection)
-                insert.bind(2, key)
-                insert.bind(3, object)
-                insert.bind(4, metadata)
-                try insert.run()
-                let rowid = handle.lastInsertRowid
+                let rowid = try table.insert(key, collection, object: object, metadata: metadata)
                 record([.objectChanged, .metadataChanged], rowKey)
                 let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
-                try forEachView { try $0.rowInserted(rowid, row, self) }
+                try forEachView { try $0.rowInserted(rowid, row, viewContext) }
             }
         }
     }
@@ -202,10 +198,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     public func replaceObject(_ object: [UInt8], forKey key: String, inCollection collection: String) throws {
         try write(refusing: { try checkStorable(object: object, metadata: nil, key: key, collection: collection) }) {
             guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
-            let update = try handle.statement("UPDATE ydb_rows SET object = ?1 WHERE rowid = ?2")
-            update.bind(1, object)
-            update.bind(2, rowid)
-            try update.run()
+            try table.update(rowid, object: object)
             try rowChanged(rowid, key, collection, .objectChanged, object: object)
         }
     }
@@ -214,10 +207,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     public func replaceMetadata(_ metadata: [UInt8]?, forKey key: String, inCollection collection: String) throws {
         try write(refusing: { try checkStorable(object: nil, metadata: metadata, key: key, collection: collection) }) {
             guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }
-            let update = try handle.statement("UPDATE ydb_rows SET metadata = ?1 WHERE rowid = ?2")
-            update.bind(1, metadata)
-            update.bind(2, rowid)
-            try update.run()
+            try table.update(rowid, metadata: metadata)
             try rowChanged(rowid, key, collection, .metadataChanged, metadata: .some(metadata))
         }
     }
@@ -253,7 +243,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         var row = try loadRow(rowid, missing)
         if let object { row.object = object }
         if let metadata { row.metadata = metadata }
-        try forEachView { try $0.rowUpdated(rowid, row, kind, self) }
+        try forEachView { try $0.rowUpdated(rowid, row, kind, viewContext) }
     }
 
     public func removeObject(forKey key: String, inCollection collection: String) throws {
@@ -264,12 +254,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         try write {
             for key in keys {
                 guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
-                let delete = try handle.statement("DELETE FROM ydb_rows WHERE rowid = ?1")
-                delete.bind(1, rowid)
-                try delete.run()
+                try table.delete(rowid)
                 let rowKey = RowKey(collection: collection, key: key)
                 record(.removed, rowKey)
-                try forEachView { try $0.rowRemoved(rowid, rowKey, self) }
+                try forEachView { try $0.rowRemoved(rowid, rowKey, viewContext) }
             }
         }
     }
@@ -278,22 +266,13 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     public func removeAllObjects(inCollection collection: String) throws {
         try write {
             try validateName(collection, "collection")
-            let select = try handle.statement("SELECT rowid, key FROM ydb_rows WHERE collection = ?1")
-            select.bind(1, collection)
-            var removed: [(Int64, RowKey)] = []
-            while try select.step() {
-                removed.append((select.int64(0), RowKey(collection: collection, key: select.string(1))))
-            }
-            select.reset()
+            let removed = try table.deleteAll(inCollection: collection)
             guard !removed.isEmpty else { return }
-            let delete = try handle.statement("DELETE FROM ydb_rows WHERE collection = ?1")
-            delete.bind(1, collection)
-            try delete.run()
             changed = true
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
             for (rowid, rowKey) in removed {
-                try forEachView { try $0.rowRemoved(rowid, rowKey, self) }
+                try forEachView { try $0.rowRemoved(rowid, rowKey, viewContext) }
             }
         }
     }
@@ -301,19 +280,13 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// Removes every row of every collection.
     public func removeAllObjectsInAllCollections() throws {
         try write {
-            let select = try handle.statement("SELECT rowid, collection, key FROM ydb_rows")
-            var removed: [Int64: RowKey] = [:]
-            while try select.step() {
-                removed[select.int64(0)] = RowKey(collection: select.string(1), key: select.string(2))
-            }
-            select.reset()
+            let removed = try table.deleteAll()
             guard !removed.isEmpty else { return }
-            try handle.execute("DELETE FROM ydb_rows")
             changed = true
             removedAll = true
             changedRows.removeAll()
             removedCollections.removeAll()
-            try forEachView { try $0.allRemoved(keys: removed, self) }
+            try forEachView { try $0.allRemoved(keys: removed, viewContext) }
         }
     }
 

@@ -118,4 +118,22 @@ enum ViewStorage {
         delete.bind(1, id)
         try delete.run()
     }
+
+    /// A stored view's rows: rowid → (group, label) (for the invariant check).
+    static func places(id: Int64, _ handle: SQLiteHandle) throws -> [Int64: (String, Int64)] {
+        var stored: [Int64: (String, Int64)] = [:]
+        let owned = try handle.uncachedStatement("SELECT row, grp, label FROM ydb_view_rows WHERE view = ?1")
+        owned.statement.bind(1, id)
+        while try owned.statement.step() {
+            stored[owned.statement.int64(0)] = (owned.statement.string(1), owned.statement.int64(2))
+        }
+        return stored
+    }
+
+    static func setVersionTag(_ versionTag: String, id: Int64, _ handle: SQLiteHandle) throws {
+        let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
+        update.bind(1, versionTag)
+        update.bind(2, id)
+        try update.run()
+    }
 }

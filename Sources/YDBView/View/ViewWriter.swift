@@ -32,31 +32,31 @@ final class ViewWriter {
 
     // MARK: Row events from the store
 
-    func rowInserted(_ rowid: Int64, _ row: ViewRow, _ transaction: ReadWriteTransaction) throws {
+    func rowInserted(_ rowid: Int64, _ row: ViewRow, _ context: ViewWriteContext) throws {
         guard definition.allows(row.collection) else { return }
         guard let group = try runGrouping(row) else { return }
-        try insert(rowid, row, into: group, transaction)
+        try insert(rowid, row, into: group, context)
     }
 
     /// `row` carries the row's current object and metadata.
     func rowUpdated(_ rowid: Int64, _ row: ViewRow, _ kind: RowChangeKind,
-                    _ transaction: ReadWriteTransaction) throws {
+                    _ context: ViewWriteContext) throws {
         guard definition.allows(row.collection) else { return }
         rowCache.forget(rowid)
         let rowKey = RowKey(collection: row.collection, key: row.key)
         let current = state.places.value(for: rowid)
         let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row) : current?.group
         guard let newGroup else {
-            if current != nil { try remove(rowid, rowKey, transaction) }
+            if current != nil { try remove(rowid, rowKey, context) }
             return
         }
         guard let current else {
-            try insert(rowid, row, into: newGroup, transaction)
+            try insert(rowid, row, into: newGroup, context)
             return
         }
         if !bytesEqual(current.group, newGroup) {
-            try remove(rowid, rowKey, transaction)
-            try insert(rowid, row, into: newGroup, transaction)
+            try remove(rowid, rowKey, context)
+            try insert(rowid, row, into: newGroup, context)
             return
         }
         let oldIndex = state.group(newGroup)!.index(of: current.label)!
@@ -65,39 +65,39 @@ final class ViewWriter {
             return
         }
         let subject = try self.subject(row, in: newGroup)
-        if try fitsInPlace(subject, newGroup, oldIndex, transaction) {
+        if try fitsInPlace(subject, newGroup, oldIndex, context) {
             if let key = subject.sortKey, state.sortKeys.value(for: rowid) != key {
                 state.setSortKey(key, for: rowid)
-                try persist(rowid, newGroup, current.label, key, transaction)
+                try persist(rowid, newGroup, current.label, key, context)
             }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
         state.remove(rowid: rowid)
-        let newIndex = try position(of: subject, in: newGroup, transaction)
+        let newIndex = try position(of: subject, in: newGroup, context)
         if newIndex == oldIndex {
             // An inconsistent comparator can send it back where it was: the
             // old label still sits between the same neighbours.
             state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey)
-            if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, transaction) }
+            if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, context) }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
-        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, transaction)
+        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, context)
     }
 
-    func rowRemoved(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
+    func rowRemoved(_ rowid: Int64, _ rowKey: RowKey, _ context: ViewWriteContext) throws {
         guard state.places.value(for: rowid) != nil else { return }
-        try remove(rowid, rowKey, transaction)
+        try remove(rowid, rowKey, context)
     }
 
     /// Everything was removed. `keys` holds the (collection, key) of every
     /// row that existed, so the log can name the rows the view held.
-    func allRemoved(keys allKeys: [Int64: RowKey], _ transaction: ReadWriteTransaction) throws {
+    func allRemoved(keys allKeys: [Int64: RowKey], _ context: ViewWriteContext) throws {
         guard state.totalCount > 0 else { return }
-        try reset(keys: allKeys, transaction)
+        try reset(keys: allKeys, context)
     }
 
     // MARK: Population
@@ -106,9 +106,9 @@ final class ViewWriter {
     /// row, and sorting O(n log n) times per group (comparator form) or once
     /// per row (sort-key form, then a native sort). Logged as a reset
     /// followed by inserts, so mappings of an existing view get a changeset.
-    func repopulate(_ transaction: ReadWriteTransaction) throws {
-        let (groups, scannedKeys) = try sortedGroups(transaction)
-        if state.totalCount > 0 { try reset(keys: scannedKeys, transaction) }
+    func repopulate(_ context: ViewWriteContext) throws {
+        let (groups, scannedKeys) = try sortedGroups(context)
+        if state.totalCount > 0 { try reset(keys: scannedKeys, context) }
         var newState = ViewState()
         var places: [(Int64, RowPlace)] = []
         var sortKeys: [(Int64, SortKey)] = []
@@ -141,7 +141,7 @@ final class ViewWriter {
                     nextKey += 1
                 }
                 try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label, sortKey: sortKey,
-                                    transaction.handle)
+                                    context.storage)
             }
         }
         newState.places = CountedTree(sorted: places)
@@ -154,7 +154,7 @@ final class ViewWriter {
 
     /// Every allowed row, grouped, each group in sort order (groups in byte
     /// order), and the (collection, key) of every row scanned.
-    private func sortedGroups(_ transaction: ReadWriteTransaction) throws
+    private func sortedGroups(_ context: ViewWriteContext) throws
         -> (groups: [(Name, [SortedRow])], keys: [Int64: RowKey]) {
         let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
         let sortingFlavour = definition.sorting.flavour
@@ -166,7 +166,7 @@ final class ViewWriter {
             // sort does: the scan position breaks ties.
             var grouped: [Name: [(key: SortKey, scan: Int, rowid: Int64)]] = [:]
             var scan = 0
-            try scanRows(flavour, transaction) { rowid, row in
+            try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
                 guard let group = try runGrouping(row) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
@@ -184,7 +184,7 @@ final class ViewWriter {
             return (groups, scannedKeys)
         case .comparator(let compare):
             var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
-            try scanRows(flavour, transaction) { rowid, row in
+            try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
                 if let group = try runGrouping(row) {
                     grouped[Name(group), default: []].append((rowid, row.narrowed(to: sortingFlavour)))
@@ -205,31 +205,18 @@ final class ViewWriter {
 
     /// Replaces grouping/sorting/tag (and storage) and repopulates, in the
     /// same transaction.
-    func redefine(_ view: View, storageID: Int64?, _ transaction: ReadWriteTransaction) throws {
+    func redefine(_ view: View, storageID: Int64?, _ context: ViewWriteContext) throws {
         instance.definition = view
         instance.storageID = storageID
         instance.rowCache = SortingRowCache()
-        try repopulate(transaction)
+        try repopulate(context)
     }
 
-    private func scanRows(_ flavour: ViewFlavour, _ transaction: ReadWriteTransaction,
+    /// Every allowed row, as a callback of `flavour` reads it.
+    private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
-        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
         let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
-        for collection in collections ?? [""] {
-            let sql = collections == nil
-                ? "SELECT \(columns) FROM ydb_rows ORDER BY rowid"
-                : "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY rowid"
-            let owned = try transaction.handle.uncachedStatement(sql)
-            let select = owned.statement
-            if collections != nil { select.bind(1, collection) }
-            while try select.step() {
-                let row = ViewRow(collection: select.string(1), key: select.string(2),
-                                  object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
-                                  metadata: flavour.readsMetadata ? select.blob(4) : nil)
-                try body(select.int64(0), row)
-            }
-        }
+        try context.rows.scan(flavour, collections: collections, body)
     }
 
     private static func union(_ a: ViewFlavour, _ b: ViewFlavour) -> ViewFlavour {
@@ -264,12 +251,7 @@ final class ViewWriter {
     func checkInvariants(storedIn handle: SQLiteHandle) throws {
         checkInvariants()
         guard let id = instance.storageID else { return }
-        var stored: [Int64: (String, Int64)] = [:]
-        let owned = try handle.uncachedStatement("SELECT row, grp, label FROM ydb_view_rows WHERE view = ?1")
-        owned.statement.bind(1, id)
-        while try owned.statement.step() {
-            stored[owned.statement.int64(0)] = (owned.statement.string(1), owned.statement.int64(2))
-        }
+        let stored = try ViewStorage.places(id: id, handle)
         precondition(stored.count == state.totalCount,
                      "view '\(instance.name)': \(stored.count) stored rows, \(state.totalCount) in memory")
         state.places.forEach { rowid, place in
@@ -300,18 +282,18 @@ final class ViewWriter {
     // MARK: Moving rows
 
     private func insert(_ rowid: Int64, _ row: ViewRow, into group: String,
-                        _ transaction: ReadWriteTransaction) throws {
+                        _ context: ViewWriteContext) throws {
         let subject = try self.subject(row, in: group)
-        let index = try position(of: subject, in: group, transaction)
+        let index = try position(of: subject, in: group, context)
         try place(rowid, RowKey(collection: row.collection, key: row.key), subject.sortKey, in: group, at: index,
-                  transaction)
+                  context)
     }
 
     /// Puts a row (not in the view) at `index` of `group`: chooses its label
     /// (spreading out neighbours' labels when there is no room), stores it
     /// and logs the insert.
     private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
-                       _ transaction: ReadWriteTransaction) throws {
+                       _ context: ViewWriteContext) throws {
         let tree = state.group(group) ?? GroupTree()
         let left = index > 0 ? tree.element(at: index - 1)?.key : nil
         let right = index < tree.count ? tree.element(at: index)?.key : nil
@@ -329,34 +311,34 @@ final class ViewWriter {
             }
             state.relabel(group: group, rows: moved)
             for entry in moved {
-                try persist(entry.rowid, group, entry.label, state.sortKeys.value(for: entry.rowid), transaction)
+                try persist(entry.rowid, group, entry.label, state.sortKeys.value(for: entry.rowid), context)
             }
             label = spread.newLabel
         }
         if state.group(group) == nil { logCreatedIfNew(group) }
         state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey)
-        try persist(rowid, group, label, sortKey, transaction)
+        try persist(rowid, group, label, sortKey, context)
         keys[rowid] = rowKey
         entries.append(.insert(rowid: rowid, group: group, index: index))
         let count = tree.count + 1
         instance.hint = index == count - 1 ? .end(group) : index == 0 ? .beginning(group) : .none
     }
 
-    private func remove(_ rowid: Int64, _ rowKey: RowKey, _ transaction: ReadWriteTransaction) throws {
+    private func remove(_ rowid: Int64, _ rowKey: RowKey, _ context: ViewWriteContext) throws {
         guard let (group, index) = state.remove(rowid: rowid) else { return }
         rowCache.forget(rowid)
-        if let id = instance.storageID { try ViewStorage.delete(id: id, rowid: rowid, transaction.handle) }
+        if let id = instance.storageID { try ViewStorage.delete(id: id, rowid: rowid, context.storage) }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: group, index: index))
         shrunkGroups.insert(Name(group))
     }
 
-    private func reset(keys allKeys: [Int64: RowKey], _ transaction: ReadWriteTransaction) throws {
+    private func reset(keys allKeys: [Int64: RowKey], _ context: ViewWriteContext) throws {
         state.places.forEach { rowid, _ in
             if let rowKey = allKeys[rowid] { keys[rowid] = rowKey }
             return true
         }
-        if let id = instance.storageID { try ViewStorage.deleteAll(id: id, transaction.handle) }
+        if let id = instance.storageID { try ViewStorage.deleteAll(id: id, context.storage) }
         state = ViewState()
         rowCache.removeAll()
         instance.hint = .none
@@ -366,9 +348,9 @@ final class ViewWriter {
 
     /// Stores a row's place; `sortKey` is its key (nil for a comparator).
     private func persist(_ rowid: Int64, _ group: String, _ label: Int64, _ sortKey: SortKey?,
-                         _ transaction: ReadWriteTransaction) throws {
+                         _ context: ViewWriteContext) throws {
         if let id = instance.storageID {
-            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, transaction.handle)
+            try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, context.storage)
         }
     }
 
@@ -413,20 +395,20 @@ final class ViewWriter {
     /// The upper-bound index for `subject` in `group`: after every equal row.
     /// Tries the spot of the last insert first (appends and prepends cost one
     /// comparison), then binary search.
-    private func position(of subject: Subject, in group: String, _ transaction: ReadWriteTransaction) throws -> Int {
+    private func position(of subject: Subject, in group: String, _ context: ViewWriteContext) throws -> Int {
         guard let tree = state.group(group), !tree.isEmpty else { return 0 }
         switch instance.hint {
         case .end(let last) where bytesEqual(last, group):
-            if try compare(subject, tree.last!.value, group, transaction) != .ascending { return tree.count }
+            if try compare(subject, tree.last!.value, group, context) != .ascending { return tree.count }
         case .beginning(let first) where bytesEqual(first, group):
-            if try compare(subject, tree.first!.value, group, transaction) == .ascending { return 0 }
+            if try compare(subject, tree.first!.value, group, context) == .ascending { return 0 }
         default:
             break
         }
         var low = 0, high = tree.count
         while low < high {
             let mid = (low + high) / 2
-            if try compare(subject, tree.element(at: mid)!.value, group, transaction) == .ascending {
+            if try compare(subject, tree.element(at: mid)!.value, group, context) == .ascending {
                 high = mid
             } else {
                 low = mid + 1
@@ -437,20 +419,20 @@ final class ViewWriter {
 
     /// Whether an updated row still sorts between its neighbours.
     private func fitsInPlace(_ subject: Subject, _ group: String, _ index: Int,
-                             _ transaction: ReadWriteTransaction) throws -> Bool {
+                             _ context: ViewWriteContext) throws -> Bool {
         let tree = state.group(group)!
-        if index > 0, try compare(subject, tree.element(at: index - 1)!.value, group, transaction) == .ascending {
+        if index > 0, try compare(subject, tree.element(at: index - 1)!.value, group, context) == .ascending {
             return false
         }
         if index + 1 < tree.count,
-           try compare(subject, tree.element(at: index + 1)!.value, group, transaction) == .descending {
+           try compare(subject, tree.element(at: index + 1)!.value, group, context) == .descending {
             return false
         }
         return true
     }
 
     private func compare(_ subject: Subject, _ otherRowid: Int64, _ group: String,
-                         _ transaction: ReadWriteTransaction) throws -> ViewOrder {
+                         _ context: ViewWriteContext) throws -> ViewOrder {
         switch subject {
         case .key(let key):
             guard let other = state.sortKeys.value(for: otherRowid) else {
@@ -464,7 +446,7 @@ final class ViewWriter {
             if let cached = rowCache.row(otherRowid) {
                 other = cached
             } else {
-                other = try transaction.loadRow(otherRowid, definition.sorting.flavour)
+                other = try context.rows.loadRow(otherRowid, definition.sorting.flavour)
                 rowCache.store(other, for: otherRowid)
             }
             return try Self.callback(instance.name, "sorting") { try compare(group, row, other) }

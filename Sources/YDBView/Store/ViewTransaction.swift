@@ -168,25 +168,3 @@ public struct ViewTransaction {
         return start ..< low
     }
 }
-
-extension Array where Element == CommitNotification {
-    /// Whether any of these commits changed the view `name`.
-    public func hasChanges(forView name: String) -> Bool {
-        contains { $0.viewLog(named: name) != nil }
-    }
-
-    /// Whether any of these commits changed rows of `group` in view `name`
-    /// (or removed everything from the view, or emptied/created the group).
-    public func hasChanges(forGroup group: String, inView name: String) -> Bool {
-        contains { notification in
-            guard let log = notification.viewLog(named: name) else { return false }
-            return log.entries.contains { entry in
-                switch entry {
-                case .insert(_, let g, _), .delete(_, let g, _), .update(_, let g, _, _): return bytesEqual(g, group)
-                case .groupCreated(let g), .groupEmptied(let g): return bytesEqual(g, group)
-                case .reset: return log.before.count(inGroup: group) > 0
-                }
-            }
-        }
-    }
-}

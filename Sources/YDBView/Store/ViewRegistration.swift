@@ -66,7 +66,7 @@ extension ReadWriteTransaction {
                     installWriter(existing)
                     return .loaded
                 }
-                try existing.redefine(view, storageID: try freshStorage(for: view, name: name), self)
+                try existing.redefine(view, storageID: try freshStorage(for: view, name: name), viewContext)
                 existing.instance.registration = view.isPersistent ? .rebuiltForNewVersionTag : .built
                 installWriter(existing)
                 return existing.instance.registration
@@ -94,7 +94,7 @@ extension ReadWriteTransaction {
                                         storageID: try freshStorage(for: view, name: name), state: ViewState())
             instance.registration = outcome
             let writer = ViewWriter(instance: instance)
-            try writer.repopulate(self)
+            try writer.repopulate(viewContext)
             installWriter(writer)
             return outcome
         }
@@ -159,13 +159,8 @@ extension ReadWriteTransaction {
             view.sorting = sorting
             view.versionTag = versionTag
             view.releaseHook = releaseHook
-            if let id = existing.instance.storageID {
-                let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
-                update.bind(1, versionTag)
-                update.bind(2, id)
-                try update.run()
-            }
-            try existing.redefine(view, storageID: existing.instance.storageID, self)
+            if let id = existing.instance.storageID { try ViewStorage.setVersionTag(versionTag, id: id, handle) }
+            try existing.redefine(view, storageID: existing.instance.storageID, viewContext)
             installWriter(existing)
             installed = true
         }

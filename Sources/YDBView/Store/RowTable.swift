@@ -1,0 +1,182 @@
+/// Every statement over `ydb_rows`, the row table (its schema and triggers
+/// are in `Schema`). `RowReader` holds the reads: what the store's
+/// transactions answer with, and all that view maintenance may see of the
+/// store. `RowTable` adds the writes, which only a read-write transaction
+/// makes. Neither validates names: the transactions do, before calling.
+struct RowReader {
+    let handle: SQLiteHandle
+
+    func rowid(forKey key: String, inCollection collection: String) throws -> Int64? {
+        let select = try handle.statement("SELECT rowid FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+        defer { select.reset() }
+        select.bind(1, collection)
+        select.bind(2, key)
+        return try select.step() ? select.int64(0) : nil
+    }
+
+    func row(forKey key: String, inCollection collection: String) throws -> (object: [UInt8], metadata: [UInt8]?)? {
+        let select = try handle.statement("SELECT object, metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+        defer { select.reset() }
+        select.bind(1, collection)
+        select.bind(2, key)
+        guard try select.step() else { return nil }
+        return (select.blob(0) ?? [], select.blob(1))
+    }
+
+    func count(inCollection collection: String) throws -> Int {
+        let select = try handle.statement("SELECT count(*) FROM ydb_rows WHERE collection = ?1")
+        defer { select.reset() }
+        select.bind(1, collection)
+        try select.step()
+        return select.int(0)
+    }
+
+    func countAll() throws -> Int {
+        let select = try handle.statement("SELECT count(*) FROM ydb_rows")
+        defer { select.reset() }
+        try select.step()
+        return select.int(0)
+    }
+
+    /// Every collection that holds at least one row, in ascending order.
+    func collections() throws -> [String] {
+        let select = try handle.statement("SELECT DISTINCT collection FROM ydb_rows ORDER BY collection")
+        defer { select.reset() }
+        var names: [String] = []
+        while try select.step() { names.append(select.string(0)) }
+        return names
+    }
+
+    /// The rows of `collection` in key order: key, and object and metadata
+    /// when `withValues`. Not the statement cache: `body` may query again.
+    func enumerate(_ collection: String, withValues: Bool,
+                   _ body: (String, [UInt8], [UInt8]?, inout Bool) throws -> Void) throws {
+        let columns = withValues ? "key, object, metadata" : "key, NULL, NULL"
+        let owned = try handle.uncachedStatement(
+            "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY key")
+        let select = owned.statement
+        select.bind(1, collection)
+        var stop = false
+        while !stop, try select.step() { try body(select.string(0), select.blob(1) ?? [], select.blob(2), &stop) }
+    }
+
+    /// What a callback of `flavour` reads of row `rowid`.
+    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
+        let columns: String
+        switch flavour {
+        case .key: columns = "collection, key, NULL, NULL"
+        case .object: columns = "collection, key, object, NULL"
+        case .metadata: columns = "collection, key, NULL, metadata"
+        case .row: columns = "collection, key, object, metadata"
+        }
+        let select = try handle.statement("SELECT \(columns) FROM ydb_rows WHERE rowid = ?1")
+        defer { select.reset() }
+        select.bind(1, rowid)
+        guard try select.step() else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        return ViewRow(collection: select.string(0), key: select.string(1),
+                       object: flavour.readsObject ? (select.blob(2) ?? []) : nil,
+                       metadata: flavour.readsMetadata ? select.blob(3) : nil)
+    }
+
+    func rowKey(forRowid rowid: Int64) throws -> RowKey? {
+        let select = try handle.statement("SELECT collection, key FROM ydb_rows WHERE rowid = ?1")
+        defer { select.reset() }
+        select.bind(1, rowid)
+        return try select.step() ? RowKey(collection: select.string(0), key: select.string(1)) : nil
+    }
+
+    /// Every row (of `collections`, when given) in rowid order, as a
+    /// callback of `flavour` reads it: what a view populates from.
+    func scan(_ flavour: ViewFlavour, collections: [String]?, _ body: (Int64, ViewRow) throws -> Void) throws {
+        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+        for collection in collections ?? [""] {
+            let sql = collections == nil
+                ? "SELECT \(columns) FROM ydb_rows ORDER BY rowid"
+                : "SELECT \(columns) FROM ydb_rows WHERE collection = ?1 ORDER BY rowid"
+            let owned = try handle.uncachedStatement(sql)
+            let select = owned.statement
+            if collections != nil { select.bind(1, collection) }
+            while try select.step() {
+                let row = ViewRow(collection: select.string(1), key: select.string(2),
+                                  object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
+                                  metadata: flavour.readsMetadata ? select.blob(4) : nil)
+                try body(select.int64(0), row)
+            }
+        }
+    }
+}
+
+/// The row table's writes (see `RowReader`).
+struct RowTable {
+    let handle: SQLiteHandle
+    var reader: RowReader { RowReader(handle: handle) }
+
+    /// Inserts a row; returns its rowid (never reused: AUTOINCREMENT).
+    func insert(_ key: String, _ collection: String, object: [UInt8], metadata: [UInt8]?) throws -> Int64 {
+        let insert = try handle.statement(
+            "INSERT INTO ydb_rows (collection, key, object, metadata) VALUES (?1, ?2, ?3, ?4)")
+        insert.bind(1, collection)
+        insert.bind(2, key)
+        insert.bind(3, object)
+        insert.bind(4, metadata)
+        try insert.run()
+        return handle.lastInsertRowid
+    }
+
+    func update(_ rowid: Int64, object: [UInt8], metadata: [UInt8]?) throws {
+        let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
+        update.bind(1, object)
+        update.bind(2, metadata)
+        update.bind(3, rowid)
+        try update.run()
+    }
+
+    func update(_ rowid: Int64, object: [UInt8]) throws {
+        let update = try handle.statement("UPDATE ydb_rows SET object = ?1 WHERE rowid = ?2")
+        update.bind(1, object)
+        update.bind(2, rowid)
+        try update.run()
+    }
+
+    func update(_ rowid: Int64, metadata: [UInt8]?) throws {
+        let update = try handle.statement("UPDATE ydb_rows SET metadata = ?1 WHERE rowid = ?2")
+        update.bind(1, metadata)
+        update.bind(2, rowid)
+        try update.run()
+    }
+
+    func delete(_ rowid: Int64) throws {
+        let delete = try handle.statement("DELETE FROM ydb_rows WHERE rowid = ?1")
+        delete.bind(1, rowid)
+        try delete.run()
+    }
+
+    /// Deletes every row of `collection`; returns what it deleted.
+    func deleteAll(inCollection collection: String) throws -> [(Int64, RowKey)] {
+        let select = try handle.statement("SELECT rowid, key FROM ydb_rows WHERE collection = ?1")
+        select.bind(1, collection)
+        var removed: [(Int64, RowKey)] = []
+        while try select.step() {
+            removed.append((select.int64(0), RowKey(collection: collection, key: select.string(1))))
+        }
+        select.reset()
+        guard !removed.isEmpty else { return [] }
+        let delete = try handle.statement("DELETE FROM ydb_rows WHERE collection = ?1")
+        delete.bind(1, collection)
+        try delete.run()
+        return removed
+    }
+
+    /// Deletes every row; returns what it deleted.
+    func deleteAll() throws -> [Int64: RowKey] {
+        let select = try handle.statement("SELECT rowid, collection, key FROM ydb_rows")
+        var removed: [Int64: RowKey] = [:]
+        while try select.step() {
+            removed[select.int64(0)] = RowKey(collection: select.string(1), key: select.string(2))
+        }
+        select.reset()
+        guard !removed.isEmpty else { return [:] }
+        try handle.execute("DELETE FROM ydb_rows")
+        return removed
+    }
+}
