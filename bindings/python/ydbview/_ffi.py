@@ -36,6 +36,8 @@ from ctypes import (
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
+from ._text import decode
+
 #: The oldest library this package works with (X*1000000 + Y*1000 + Z).
 MIN_VERSION_NUMBER = 1000
 #: The C ABI's major version this package speaks.
@@ -50,7 +52,6 @@ ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t, c_void_p, c_si
 ROW_CHANGE_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_uint)
 OBSERVER_FN = CFUNCTYPE(None, c_void_p, c_void_p)
 DESTRUCTOR_FN = CFUNCTYPE(None, c_void_p)
-
 
 
 class ViewRowStruct(Structure):
@@ -311,7 +312,7 @@ def take_string(pointer: c_void_p) -> Optional[str]:
     if not pointer.value:
         return None
     try:
-        return ctypes.string_at(pointer.value).decode("utf-8", "surrogateescape")
+        return decode(ctypes.string_at(pointer.value))
     finally:
         lib.ydb_free(pointer)
 
@@ -381,13 +382,13 @@ def _load(path: Path, loaded: Optional[ctypes.CDLL]) -> ctypes.CDLL:
 
 library_path, _loaded = _locate()
 lib: Any = _load(library_path, _loaded)
-version: str = lib.ydb_libversion().decode()
+version: str = decode(lib.ydb_libversion())
 version_number: int = lib.ydb_libversion_number()
 
 
 def last_error() -> Tuple[int, str]:
     """The calling thread's last error code and message."""
-    return lib.ydb_errcode(), lib.ydb_errmsg().decode("utf-8", "replace")
+    return lib.ydb_errcode(), decode(lib.ydb_errmsg())
 
 
 def take_blob(pointer: c_void_p, size: c_size_t) -> Optional[bytes]:

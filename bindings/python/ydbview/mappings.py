@@ -29,7 +29,8 @@ from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import MisuseError, Status
 from ._base import _Closeable, _check, _enumerate
-from .views import _NotificationList, _encode, _index, _require_view, _text
+from ._text import decode, encode
+from .views import _NotificationList, _index, _require_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import CommitNotification, ReadTransaction
@@ -219,7 +220,7 @@ def _read_changeset(handle: int) -> Changeset:
     for i in range(count.value):
         kind, index, group = c_int(), c_size_t(), c_char_p()
         _check(lib.ydb_changeset_section_change(handle, i, byref(kind), byref(index), byref(group)))
-        sections.append(ViewSectionChange(SectionChangeType(kind.value), index.value, _text(group.value)))
+        sections.append(ViewSectionChange(SectionChangeType(kind.value), index.value, decode(group.value)))
     _check(lib.ydb_changeset_row_change_count(handle, byref(count)))
     rows = []
     for i in range(count.value):
@@ -242,7 +243,7 @@ def _read_changeset(handle: int) -> Changeset:
             if status == Status.NOTFOUND:
                 return None
             _check(status)
-            return _text(out.value)
+            return decode(out.value)
 
         original = path(lib.ydb_changeset_row_original_position)
         final = path(lib.ydb_changeset_row_final_position)
@@ -278,7 +279,7 @@ _source_ids = iter(range(1, 1 << 62))
 
 def _call_filter(ctx: Optional[int], group: bytes) -> int:
     try:
-        return 1 if _sources[ctx or 0].filter(_text(group)) else 0
+        return 1 if _sources[ctx or 0].filter(decode(group)) else 0
     except BaseException as exc:  # noqa: B902 - nothing may reach C
         _callbacks.keep(exc)
         return 0
@@ -287,11 +288,10 @@ def _call_filter(ctx: Optional[int], group: bytes) -> int:
 def _call_sort(ctx: Optional[int], group1: bytes, group2: bytes) -> int:
     try:
         source = _sources[ctx or 0]
-        first, second = _text(group1), _text(group2)
-        if source.key is not None:
-            a, b = source.key(first), source.key(second)
+        if source.key is None:
+            a, b = group1, group2  # the names' UTF-8 bytes
         else:
-            a, b = first.encode("utf-8", "surrogateescape"), second.encode("utf-8", "surrogateescape")
+            a, b = source.key(decode(group1)), source.key(decode(group2))
         return -1 if a < b else (1 if b < a else 0)
     except BaseException as exc:  # noqa: B902
         _callbacks.keep(exc)
@@ -331,10 +331,10 @@ class Mappings(_Closeable):
     def __init__(self, groups: Iterable[str], view: str) -> None:
         if isinstance(groups, str):
             raise TypeError("groups must be an iterable of group names, not one str")
-        names = [_encode(group, "group") for group in groups]
+        names = [encode(group, "group") for group in groups]
         array = (c_char_p * max(len(names), 1))(*names)
         out = c_void_p()
-        _check(lib.ydb_mappings_new(_encode(view, "view name"), array, len(names), byref(out)))
+        _check(lib.ydb_mappings_new(encode(view, "view name"), array, len(names), byref(out)))
         self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
 
     @classmethod
@@ -351,7 +351,7 @@ class Mappings(_Closeable):
         ctx = next(_source_ids)
         _sources[ctx] = _GroupSource(filter, key)
         out = c_void_p()
-        _check(lib.ydb_mappings_new_dynamic(_encode(view, "view name"), _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
+        _check(lib.ydb_mappings_new_dynamic(encode(view, "view name"), _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
                                             ctx, _RELEASE_SOURCE, byref(out)))
         self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
         return self
@@ -389,7 +389,7 @@ class Mappings(_Closeable):
         if status == Status.NOTFOUND:
             return None
         _check(status)
-        return _text(out.value)
+        return decode(out.value)
 
     def _path(self, function: Any, *args: Any) -> Optional[IndexPath]:
         section, row = c_size_t(), c_size_t()
@@ -403,7 +403,7 @@ class Mappings(_Closeable):
 
         names: List[str] = []
         _enumerate(lambda cb: function(self._live_handle, cb, None), _ffi.NAME_FN,
-                   lambda _ctx, name: names.append(_text(name)))
+                   lambda _ctx, name: names.append(decode(name)))
         return names
 
     # -- identity --
@@ -432,12 +432,12 @@ class Mappings(_Closeable):
 
     def set_is_dynamic_section(self, group: str, is_dynamic: bool) -> None:
         """Hides the section of ``group`` while it is empty (``is_dynamic``) or always shows it."""
-        _check(lib.ydb_mappings_set_dynamic_section(self._live_handle, _encode(group, "group"),
+        _check(lib.ydb_mappings_set_dynamic_section(self._live_handle, encode(group, "group"),
                                                     1 if is_dynamic else 0))
 
     def is_dynamic_section(self, group: str) -> bool:
         """Returns whether the section of ``group`` is hidden while empty."""
-        return self._flag(lib.ydb_mappings_is_dynamic_section, _encode(group, "group"))
+        return self._flag(lib.ydb_mappings_is_dynamic_section, encode(group, "group"))
 
     def set_is_dynamic_section_for_all_groups(self, is_dynamic: bool) -> None:
         """``set_is_dynamic_section`` for every group, present and future."""
@@ -450,7 +450,7 @@ class Mappings(_Closeable):
 
     def set_range_options(self, group: str, options: Optional[RangeOptions]) -> None:
         """Shows only a window of ``group`` (None shows all of it again)."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         if options is None:
             _check(lib.ydb_mappings_remove_range_options(self._live_handle, encoded))
             return
@@ -477,7 +477,7 @@ class Mappings(_Closeable):
     def range_options(self, group: str) -> Optional[RangeOptions]:
         """The range options of ``group`` as set (display order), or None."""
         out = _ffi.RangeOptionsStruct()
-        status = lib.ydb_mappings_range_options(self._live_handle, _encode(group, "group"), byref(out))
+        status = lib.ydb_mappings_range_options(self._live_handle, encode(group, "group"), byref(out))
         if status == Status.NOTFOUND:
             return None
         _check(status)
@@ -494,17 +494,17 @@ class Mappings(_Closeable):
 
     def set_is_reversed(self, group: str, is_reversed: bool) -> None:
         """Shows ``group`` in reverse view order (or not)."""
-        _check(lib.ydb_mappings_set_reversed(self._live_handle, _encode(group, "group"), 1 if is_reversed else 0))
+        _check(lib.ydb_mappings_set_reversed(self._live_handle, encode(group, "group"), 1 if is_reversed else 0))
 
     def is_reversed(self, group: str) -> bool:
         """Returns whether ``group`` is shown in reverse view order."""
-        return self._flag(lib.ydb_mappings_is_reversed, _encode(group, "group"))
+        return self._flag(lib.ydb_mappings_is_reversed, encode(group, "group"))
 
     def set_cell_drawing_dependency_offsets(self, group: str, offsets: Iterable[int]) -> None:
         """Each cell of ``group`` is drawn using the cells ``offsets`` rows away."""
         values = [int(offset) for offset in offsets]
         array = (c_int * max(len(values), 1))(*values)
-        _check(lib.ydb_mappings_set_cell_drawing_dependency_offsets(self._live_handle, _encode(group, "group"),
+        _check(lib.ydb_mappings_set_cell_drawing_dependency_offsets(self._live_handle, encode(group, "group"),
                                                                     array, len(values)))
 
     def set_cell_drawing_dependency(self, group: str, offset: int) -> None:
@@ -513,7 +513,7 @@ class Mappings(_Closeable):
 
     def cell_drawing_dependency_offsets(self, group: str) -> List[int]:
         """Returns the offsets set for ``group`` (empty list: none)."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         total = c_size_t()
         _check(lib.ydb_mappings_cell_drawing_dependency_offsets(self._live_handle, encoded, None, 0,
                                                                 byref(total)))
@@ -527,7 +527,7 @@ class Mappings(_Closeable):
         them as one section named ``name`` (0 disables it)."""
         if threshold < 0:
             raise ValueError("threshold must not be negative")
-        _check(lib.ydb_mappings_set_auto_consolidate_groups(self._live_handle, threshold, _encode(name, "name")))
+        _check(lib.ydb_mappings_set_auto_consolidate_groups(self._live_handle, threshold, encode(name, "name")))
 
     @property
     def auto_consolidate_groups_threshold(self) -> int:
@@ -595,7 +595,7 @@ class Mappings(_Closeable):
 
     def number_of_items_in_group(self, group: str) -> Optional[int]:
         """Returns the rows shown of ``group``, or None for a group not in the mappings."""
-        return self._size(lib.ydb_mappings_number_of_items_in_group, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_number_of_items_in_group, encode(group, "group"))
 
     @property
     def number_of_items_in_all_groups(self) -> int:
@@ -620,7 +620,7 @@ class Mappings(_Closeable):
 
     def section_for_group(self, group: str) -> Optional[int]:
         """Returns the section showing ``group``, or None when it is not visible."""
-        return self._size(lib.ydb_mappings_section_for_group, _encode(group, "group"))
+        return self._size(lib.ydb_mappings_section_for_group, encode(group, "group"))
 
     def group_and_index_for_row(self, index_path: Tuple[int, int]) -> Optional[Tuple[str, int]]:
         """Returns the view group and index shown at ``index_path`` (an
@@ -635,7 +635,7 @@ class Mappings(_Closeable):
         if status == Status.NOTFOUND:
             return None
         _check(status)
-        return _text(group.value), index.value
+        return decode(group.value), index.value
 
     def index_for_row_in_section(self, index_path: Tuple[int, int]) -> Optional[int]:
         """Returns the view index (in its group) shown at ``index_path`` (an
@@ -648,14 +648,14 @@ class Mappings(_Closeable):
     def index_for_row_in_group(self, group: str, row: int) -> Optional[int]:
         """Returns the view index of ``group`` shown at table ``row`` of its
         section, or None."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         if _index(row) is None:
             return None
         return self._size(lib.ydb_mappings_index_for_row_in_group, row, encoded)
 
     def row_and_section_for_index(self, group: str, index: int) -> Optional[IndexPath]:
         """Returns where view ``index`` of ``group`` is shown, or None."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         if _index(index) is None:
             return None
         return self._path(lib.ydb_mappings_row_and_section_for_index, index, encoded)
@@ -664,7 +664,7 @@ class Mappings(_Closeable):
 
     def row_for_index(self, group: str, index: int) -> Optional[int]:
         """Returns the table row showing view ``index`` of ``group``, or None when not shown."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         if _index(index) is None:
             return None
         return self._size(lib.ydb_mappings_row_for_index, index, encoded)
@@ -672,7 +672,7 @@ class Mappings(_Closeable):
     def range_position(self, group: str) -> Optional[RangePosition]:
         """Returns where the window of ``group`` stands in the whole group, or None."""
         begin, end, length = c_size_t(), c_size_t(), c_size_t()
-        status = lib.ydb_mappings_range_position(self._live_handle, _encode(group, "group"), byref(begin),
+        status = lib.ydb_mappings_range_position(self._live_handle, encode(group, "group"), byref(begin),
                                                  byref(end), byref(length))
         if status == Status.NOTFOUND:
             return None
@@ -683,7 +683,7 @@ class Mappings(_Closeable):
         """Returns the table position nearest to view index ``row`` of
         ``group`` (to keep a selection after its row vanished), or None when
         nothing is shown."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         if _index(row) is None:
             row = 0
         return self._path(lib.ydb_mappings_nearest_index_path, row, encoded)

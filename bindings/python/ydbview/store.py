@@ -35,9 +35,10 @@ from typing import (
 
 from . import _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, ObserverWarning, Status
+from .errors import ObserverWarning, Status
 from .serializers import BytesSerializer, Serializer
 from ._base import _Closeable, _check, _enumerate
+from ._text import decode, encode
 
 __all__ = [
     "Database",
@@ -55,25 +56,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .views import ViewTransaction
-
-
-# ---------------------------------------------------------------------------
-# Marshalling
-# ---------------------------------------------------------------------------
-
-def _name(value: str, what: str) -> bytes:
-    """Encodes a collection name or key. NUL cannot cross the C boundary (it
-    would cut the string short), so it is refused here; anything else goes
-    to C, which refuses invalid UTF-8 (lone surrogates)."""
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be str, not {type(value).__name__}")
-    if "\0" in value:
-        raise InvalidArgumentError(f"{what} contains a NUL character", Status.INVALID_ARGUMENT)
-    return value.encode("utf-8", "surrogatepass")
-
-
-def _decode(raw: Optional[bytes]) -> str:
-    return (raw or b"").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------
@@ -118,11 +100,11 @@ class CommitNotification:
         _enumerate(lambda cb: lib.ydb_notification_enumerate_changed_rows(owned_handle, cb, None),
                    _ffi.ROW_CHANGE_FN,
                    lambda _ctx, collection, key, flags: rows.__setitem__(
-                       (_decode(collection), _decode(key)), RowChange(flags)))
+                       (decode(collection), decode(key)), RowChange(flags)))
         self.changed_rows = rows
         removed: List[str] = []
         _enumerate(lambda cb: lib.ydb_notification_enumerate_removed_collections(owned_handle, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: removed.append(_decode(name)))
+                   _ffi.NAME_FN, lambda _ctx, name: removed.append(decode(name)))
         self.removed_collections = frozenset(removed)
 
     @classmethod
@@ -134,15 +116,15 @@ class CommitNotification:
     def has_change(self, collection: str, key: str) -> bool:
         """True when this commit changed row (collection, key)."""
         flag = c_int()
-        _check(lib.ydb_notification_has_change(self._handle, _name(collection, "collection"),
-                                               _name(key, "key"), byref(flag)))
+        _check(lib.ydb_notification_has_change(self._handle, encode(collection, "collection"),
+                                               encode(key, "key"), byref(flag)))
         return bool(flag.value)
 
     def has_change_in_collection(self, collection: str) -> bool:
         """True when this commit changed any row of ``collection``."""
         flag = c_int()
         _check(lib.ydb_notification_has_change_in_collection(
-            self._handle, _name(collection, "collection"), byref(flag)))
+            self._handle, encode(collection, "collection"), byref(flag)))
         return bool(flag.value)
 
     def __repr__(self) -> str:
@@ -242,7 +224,7 @@ class Database(_Closeable):
     def __init__(self, path: Optional[PathLike] = None, *,
                  serializer: Optional[Serializer] = None,
                  metadata_serializer: Optional[Serializer] = None) -> None:
-        encoded = None if path is None else _name(os.fspath(path), "path")
+        encoded = None if path is None else encode(os.fspath(path), "path")
         handle = c_void_p()
         _check(lib.ydb_database_open(encoded, byref(handle)))
         self._own(handle.value, lib.ydb_database_close)  # type: ignore[arg-type]
@@ -260,7 +242,7 @@ class Database(_Closeable):
         """The database file (a temporary file for ``Database()``)."""
         out = c_char_p()
         _check(lib.ydb_database_path(self._handle, byref(out)))
-        return _decode(out.value)
+        return decode(out.value)
 
     @property
     def snapshot(self) -> int:
@@ -347,7 +329,7 @@ class Database(_Closeable):
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases
         its callbacks."""
-        _check(lib.ydb_view_unregister(self._handle, _name(name, "view name")))
+        _check(lib.ydb_view_unregister(self._handle, encode(name, "view name")))
 
     @property
     def registered_views(self) -> List[str]:
@@ -519,7 +501,7 @@ class ReadTransaction:
 
     def _get(self, function: Any, collection: str, key: str) -> Optional[bytes]:
         data, size = c_void_p(), c_size_t()
-        status = function(self._handle, _name(collection, "collection"), _name(key, "key"),
+        status = function(self._handle, encode(collection, "collection"), encode(key, "key"),
                           byref(data), byref(size))
         if status == Status.NOTFOUND:
             return None
@@ -537,7 +519,7 @@ class ReadTransaction:
     def get_row(self, collection: str, key: str) -> Optional[Row]:
         """The row's object and metadata, or None when there is no such row."""
         obj, obj_size, meta, meta_size = c_void_p(), c_size_t(), c_void_p(), c_size_t()
-        status = lib.ydb_txn_get_row(self._handle, _name(collection, "collection"), _name(key, "key"),
+        status = lib.ydb_txn_get_row(self._handle, encode(collection, "collection"), encode(key, "key"),
                                      byref(obj), byref(obj_size), byref(meta), byref(meta_size))
         if status == Status.NOTFOUND:
             return None
@@ -549,14 +531,14 @@ class ReadTransaction:
     def exists(self, collection: str, key: str) -> bool:
         """Returns whether row (collection, key) exists."""
         flag = c_int()
-        _check(lib.ydb_txn_exists(self._handle, _name(collection, "collection"), _name(key, "key"),
+        _check(lib.ydb_txn_exists(self._handle, encode(collection, "collection"), encode(key, "key"),
                                   byref(flag)))
         return bool(flag.value)
 
     def count(self, collection: str) -> int:
         """Rows in ``collection``."""
         out = c_size_t()
-        _check(lib.ydb_txn_count(self._handle, _name(collection, "collection"), byref(out)))
+        _check(lib.ydb_txn_count(self._handle, encode(collection, "collection"), byref(out)))
         return out.value
 
     def count_all(self) -> int:
@@ -571,16 +553,16 @@ class ReadTransaction:
         lazy form)."""
         names: List[str] = []
         _enumerate(lambda cb: lib.ydb_txn_enumerate_collections(self._handle, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: names.append(_decode(name)))
+                   _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
         return names
 
     def enumerate_keys(self, collection: str, body: Callable[[str], Optional[bool]]) -> None:
         """Calls ``body(key)`` for each key of ``collection`` in ascending
         order; a truthy return stops. An exception in ``body`` stops the
         enumeration and is re-raised here."""
-        encoded = _name(collection, "collection")
+        encoded = encode(collection, "collection")
         _enumerate(lambda cb: lib.ydb_txn_enumerate_keys(self._handle, encoded, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, key: body(_decode(key)))
+                   _ffi.NAME_FN, lambda _ctx, key: body(decode(key)))
 
     def keys(self, collection: str) -> List[str]:
         """Returns the keys of ``collection`` in ascending order as a list
@@ -594,13 +576,13 @@ class ReadTransaction:
                        body: Callable[[str, Any, Any], Optional[bool]]) -> None:
         """Calls ``body(key, object, metadata)`` for each row of
         ``collection`` in key order; a truthy return stops."""
-        encoded = _name(collection, "collection")
+        encoded = encode(collection, "collection")
 
         def row(_ctx: Any, key: bytes, obj: Optional[int], obj_size: int,
                 meta: Optional[int], meta_size: int) -> Any:
             object_bytes = string_at(obj, obj_size) if obj else b""
             metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
-            return body(_decode(key), self._load(object_bytes), self._load_metadata(metadata_bytes))
+            return body(decode(key), self._load(object_bytes), self._load_metadata(metadata_bytes))
 
         _enumerate(lambda cb: lib.ydb_txn_enumerate_rows(self._handle, encoded, cb, None),
                    _ffi.ROW_FN, row)
@@ -629,7 +611,7 @@ class ReadTransaction:
     def has_view(self, name: str) -> bool:
         """Whether view ``name`` is registered at this transaction's snapshot."""
         flag = c_int()
-        _check(lib.ydb_view_is_registered(self._handle, _name(name, "view name"), byref(flag)))
+        _check(lib.ydb_view_is_registered(self._handle, encode(name, "view name"), byref(flag)))
         return bool(flag.value)
 
 
@@ -689,49 +671,49 @@ class ReadWriteTransaction(ReadTransaction):
         """Stores ``obj`` (and ``metadata``; None for none) as row (collection, key)."""
         data = self._dump(obj)
         meta = self._dump_metadata(metadata)
-        _check(lib.ydb_txn_set_object(self._handle, _name(collection, "collection"), _name(key, "key"),
+        _check(lib.ydb_txn_set_object(self._handle, encode(collection, "collection"), encode(key, "key"),
                                       data, len(data), meta, 0 if meta is None else len(meta)))
 
     def replace_object(self, collection: str, key: str, obj: Any) -> None:
         """Replaces the object of an existing row, keeping its metadata."""
         data = self._dump(obj)
-        _check(lib.ydb_txn_replace_object(self._handle, _name(collection, "collection"),
-                                          _name(key, "key"), data, len(data)))
+        _check(lib.ydb_txn_replace_object(self._handle, encode(collection, "collection"),
+                                          encode(key, "key"), data, len(data)))
 
     def replace_metadata(self, collection: str, key: str, metadata: Any) -> None:
         """Replaces the metadata of an existing row (None removes it)."""
         meta = self._dump_metadata(metadata)
-        _check(lib.ydb_txn_replace_metadata(self._handle, _name(collection, "collection"),
-                                            _name(key, "key"), meta,
+        _check(lib.ydb_txn_replace_metadata(self._handle, encode(collection, "collection"),
+                                            encode(key, "key"), meta,
                                             0 if meta is None else len(meta)))
 
     def touch_object(self, collection: str, key: str) -> None:
         """Marks the object of (collection, key) changed without writing it (views and observers see a change)."""
-        _check(lib.ydb_txn_touch_object(self._handle, _name(collection, "collection"), _name(key, "key")))
+        _check(lib.ydb_txn_touch_object(self._handle, encode(collection, "collection"), encode(key, "key")))
 
     def touch_metadata(self, collection: str, key: str) -> None:
         """Marks the metadata of (collection, key) changed without writing it."""
-        _check(lib.ydb_txn_touch_metadata(self._handle, _name(collection, "collection"), _name(key, "key")))
+        _check(lib.ydb_txn_touch_metadata(self._handle, encode(collection, "collection"), encode(key, "key")))
 
     def touch_row(self, collection: str, key: str) -> None:
         """Marks object and metadata of (collection, key) changed without writing them."""
-        _check(lib.ydb_txn_touch_row(self._handle, _name(collection, "collection"), _name(key, "key")))
+        _check(lib.ydb_txn_touch_row(self._handle, encode(collection, "collection"), encode(key, "key")))
 
     def remove(self, collection: str, key: str) -> None:
         """Removes one row (a missing row is ignored)."""
-        _check(lib.ydb_txn_remove_object(self._handle, _name(collection, "collection"), _name(key, "key")))
+        _check(lib.ydb_txn_remove_object(self._handle, encode(collection, "collection"), encode(key, "key")))
 
     def remove_many(self, collection: str, keys: Iterable[str]) -> None:
         """Removes the rows of ``collection`` named by ``keys``; if any key is
         invalid, nothing is removed."""
-        encoded = [_name(key, "key") for key in keys]
+        encoded = [encode(key, "key") for key in keys]
         array = (c_char_p * len(encoded))(*encoded)
-        _check(lib.ydb_txn_remove_objects(self._handle, _name(collection, "collection"),
+        _check(lib.ydb_txn_remove_objects(self._handle, encode(collection, "collection"),
                                           array, len(encoded)))
 
     def remove_all(self, collection: str) -> None:
         """Removes every row of ``collection``."""
-        _check(lib.ydb_txn_remove_all_objects(self._handle, _name(collection, "collection")))
+        _check(lib.ydb_txn_remove_all_objects(self._handle, encode(collection, "collection")))
 
     def remove_all_collections(self) -> None:
         """Removes every row of every collection."""

@@ -47,6 +47,7 @@ from ._ffi import lib
 from .errors import InvalidArgumentError, NotFoundError, Status
 from ._base import _check, _enumerate
 from .sortkeys import sort_key
+from ._text import decode, encode
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
 _ROW_HEADER = struct.Struct("=iiii")
@@ -220,24 +221,12 @@ def _view_row(raw: _ffi.ViewRowStruct, serializer: "Serializer", metadata_serial
     obj = serializer.deserialize(string_at(raw.object, raw.object_size)) if raw.object else None
     meta = (metadata_serializer.deserialize(string_at(raw.metadata, raw.metadata_size))
             if raw.metadata else None)
-    return ViewRow(_text(raw.collection), _text(raw.key), obj, meta)
-
-
-def _text(raw: Optional[bytes]) -> str:
-    return (raw or b"").decode("utf-8", "surrogateescape")
+    return ViewRow(decode(raw.collection), decode(raw.key), obj, meta)
 
 
 _views: Dict[int, _ViewCallbacks] = {}
 _view_ids = itertools.count(1)
 _views_lock = threading.Lock()
-
-
-def _encode(value: str, what: str) -> bytes:
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be str, not {type(value).__name__}")
-    if "\0" in value:
-        raise InvalidArgumentError(f"{what} contains a NUL character", Status.INVALID_ARGUMENT)
-    return value.encode("utf-8", "surrogatepass")
 
 
 def _order(value: Any) -> int:
@@ -252,7 +241,7 @@ def _call_grouping(ctx: Optional[int], row: Any, result: Optional[int]) -> int:
         group = entry.grouping.fn(entry.row(row.contents))
         if group is None:
             return 0
-        status = lib.ydb_group_result_set(result, _encode(group, "group"))
+        status = lib.ydb_group_result_set(result, encode(group, "group"))
         if status != Status.OK:
             raise InvalidArgumentError(_ffi.last_error()[1], status)
         return 0
@@ -264,7 +253,7 @@ def _call_grouping(ctx: Optional[int], row: Any, result: Optional[int]) -> int:
 def _call_sorting(ctx: Optional[int], group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
     try:
         entry = _views[ctx or 0]
-        out_order[0] = _order(entry.sorting.fn(_text(group), entry.row(row1.contents),
+        out_order[0] = _order(entry.sorting.fn(decode(group), entry.row(row1.contents),
                                                entry.row(row2.contents)))
         return 0
     except BaseException as exc:  # noqa: B902
@@ -275,7 +264,7 @@ def _call_sorting(ctx: Optional[int], group: bytes, row1: Any, row2: Any, out_or
 def _call_sort_key(ctx: Optional[int], group: bytes, row: Any, key: Optional[int]) -> int:
     try:
         entry = _views[ctx or 0]
-        value = entry.sorting.fn(_text(group), entry.row(row.contents))
+        value = entry.sorting.fn(decode(group), entry.row(row.contents))
         encoded = value if isinstance(value, bytes) else sort_key(value)
         status = lib.ydb_sort_key_append_raw(key, encoded, len(encoded))
         if status != Status.OK:
@@ -327,13 +316,13 @@ def _definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persist
         definition.sort_key = _SORT_KEY_TRAMPOLINE
     else:
         definition.sorting = _SORTING_TRAMPOLINE
-    definition.version_tag = _encode(version_tag, "version_tag")
+    definition.version_tag = encode(version_tag, "version_tag")
     definition.persistent = 1 if persistent else 0
     keep_alive = None
     if collections is not None:
         if isinstance(collections, str):
             raise TypeError("collections must be an iterable of names, not one str")
-        names = [_encode(name, "collection") for name in collections]
+        names = [encode(name, "collection") for name in collections]
         keep_alive = (c_char_p * max(len(names), 1))(*names)
         definition.allowed_collections = keep_alive
         definition.allowed_collection_count = len(names)
@@ -352,7 +341,7 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any =
                   version_tag: str = "", persistent: bool = True,
                   collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
 
-    encoded = _encode(name, "view name")
+    encoded = encode(name, "view name")
     definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, key, version_tag, persistent,
                                                             collections)
     ctx = _new_entry(group_fn, sort_fn, database.serializer, database.metadata_serializer)
@@ -368,7 +357,7 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any =
 def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any = None, *,
                         key: Any = None, version_tag: str) -> None:
 
-    encoded = _encode(name, "view name")
+    encoded = encode(name, "view name")
     definition, group_fn, sort_fn, _ = _definition(grouping, sorting, key, version_tag, True, None)
     connection = txn.connection
     ctx = _new_entry(group_fn, sort_fn, connection.serializer, connection.metadata_serializer)
@@ -379,7 +368,7 @@ def registered_views(database: "Database") -> List[str]:
 
     names: List[str] = []
     _enumerate(lambda cb: lib.ydb_view_enumerate_registered(database._handle, cb, None),
-               _ffi.NAME_FN, lambda _ctx, name: names.append(_text(name)))
+               _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
     return names
 
 
@@ -415,7 +404,7 @@ def has_view_changes(notifications: Iterable["CommitNotification"], view: str) -
 
     flag = c_int()
     with _NotificationList(notifications) as handle:
-        _check(lib.ydb_view_has_changes(handle, _encode(view, "view name"), byref(flag)))
+        _check(lib.ydb_view_has_changes(handle, encode(view, "view name"), byref(flag)))
     return bool(flag.value)
 
 
@@ -424,8 +413,8 @@ def has_group_changes(notifications: Iterable["CommitNotification"], view: str, 
 
     flag = c_int()
     with _NotificationList(notifications) as handle:
-        _check(lib.ydb_view_has_changes_in_group(handle, _encode(view, "view name"),
-                                                 _encode(group, "group"), byref(flag)))
+        _check(lib.ydb_view_has_changes_in_group(handle, encode(view, "view name"),
+                                                 encode(group, "group"), byref(flag)))
     return bool(flag.value)
 
 
@@ -444,7 +433,7 @@ def _require_view(transaction: "ReadTransaction", name: str) -> None:
     """Raises NotFoundError (as C does) unless view ``name`` is registered
     at ``transaction``'s snapshot."""
     flag = c_int()
-    _check(lib.ydb_view_is_registered(transaction._handle, _encode(name, "view name"), byref(flag)))
+    _check(lib.ydb_view_is_registered(transaction._handle, encode(name, "view name"), byref(flag)))
     if not flag.value:
         raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
 
@@ -460,7 +449,7 @@ class ViewTransaction:
     def __init__(self, transaction: "ReadTransaction", name: str) -> None:
         self.transaction = transaction
         self.name = name
-        self._name = _encode(name, "view name")
+        self._name = encode(name, "view name")
 
     @classmethod
     def _open(cls, transaction: "ReadTransaction", name: str) -> "ViewTransaction":
@@ -489,7 +478,7 @@ class ViewTransaction:
 
         names: List[str] = []
         _enumerate(lambda cb: lib.ydb_view_enumerate_groups(self._handle, self._name, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: names.append(_text(name)))
+                   _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
         return names
 
     @property
@@ -500,7 +489,7 @@ class ViewTransaction:
     def has_group(self, group: str) -> bool:
         """Returns whether ``group`` has rows."""
         flag = c_int()
-        _check(lib.ydb_view_has_group(self._handle, self._name, _encode(group, "group"), byref(flag)))
+        _check(lib.ydb_view_has_group(self._handle, self._name, encode(group, "group"), byref(flag)))
         return bool(flag.value)
 
     def count(self, group: Optional[str] = None) -> int:
@@ -509,7 +498,7 @@ class ViewTransaction:
             return self._size(lib.ydb_view_count_all)
 
         out = c_size_t()
-        _check(lib.ydb_view_count_in_group(self._handle, self._name, _encode(group, "group"), byref(out)))
+        _check(lib.ydb_view_count_in_group(self._handle, self._name, encode(group, "group"), byref(out)))
         return out.value
 
     @property
@@ -541,17 +530,17 @@ class ViewTransaction:
         position = _index(index)
         if position is None:
             return None
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_key_at(self._handle, self._name, encoded, position, c, k))
 
     def first_key(self, group: str) -> Optional[Tuple[str, str]]:
         """Returns ``(collection, key)`` of the first row of ``group``, or None when empty."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_first_key(self._handle, self._name, encoded, c, k))
 
     def last_key(self, group: str) -> Optional[Tuple[str, str]]:
         """Returns ``(collection, key)`` of the last row of ``group``, or None when empty."""
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
 
     def row_at(self, group: str, index: int) -> Optional["Row"]:
@@ -562,7 +551,7 @@ class ViewTransaction:
         if position is None:
             return None
         obj, obj_size, meta, meta_size = c_void_p(), c_size_t(), c_void_p(), c_size_t()
-        status = lib.ydb_view_row_at(self._handle, self._name, _encode(group, "group"), position,
+        status = lib.ydb_view_row_at(self._handle, self._name, encode(group, "group"), position,
                                      byref(obj), byref(obj_size), byref(meta), byref(meta_size))
         if status == Status.NOTFOUND:
             return None
@@ -585,8 +574,8 @@ class ViewTransaction:
         does not hold it."""
 
         group, index = c_void_p(), c_size_t()
-        status = lib.ydb_view_position(self._handle, self._name, _encode(collection, "collection"),
-                                       _encode(key, "key"), byref(group), byref(index))
+        status = lib.ydb_view_position(self._handle, self._name, encode(collection, "collection"),
+                                       encode(key, "key"), byref(group), byref(index))
         if status == Status.NOTFOUND:
             return None
         _check(status)
@@ -614,10 +603,10 @@ class ViewTransaction:
         return stops. An exception in ``body`` stops and is re-raised."""
 
         lower, upper = self._bounds(start, stop)
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         _enumerate(lambda cb: lib.ydb_view_enumerate_keys(self._handle, self._name, encoded, lower, upper,
                                                           1 if reverse else 0, cb, None),
-                   _ffi.VIEW_KEY_FN, lambda _ctx, c, k, i: body(_text(c), _text(k), i))
+                   _ffi.VIEW_KEY_FN, lambda _ctx, c, k, i: body(decode(c), decode(k), i))
 
     def keys(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[Tuple[str, str]]:
@@ -634,14 +623,14 @@ class ViewTransaction:
         with the object and metadata."""
 
         lower, upper = self._bounds(start, stop)
-        encoded = _encode(group, "group")
+        encoded = encode(group, "group")
         txn = self.transaction
 
         def visit(_ctx: Any, c: bytes, k: bytes, index: int, obj: Optional[int], obj_size: int,
                   meta: Optional[int], meta_size: int) -> Any:
             object_bytes = string_at(obj, obj_size) if obj else b""
             metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
-            row = ViewRow(_text(c), _text(k), txn._load(object_bytes), txn._load_metadata(metadata_bytes))
+            row = ViewRow(decode(c), decode(k), txn._load(object_bytes), txn._load_metadata(metadata_bytes))
             return body(row, index)
 
         _enumerate(lambda cb: lib.ydb_view_enumerate_rows(self._handle, self._name, encoded, lower, upper,
@@ -655,7 +644,7 @@ class ViewTransaction:
         range (``ydb_view_read_rows``), e.g. the 50 rows on screen."""
         lower, upper = self._bounds(start, stop)
         buffer, size, count = c_void_p(), c_size_t(), c_size_t()
-        _check(lib.ydb_view_read_rows(self._handle, self._name, _encode(group, "group"), lower, upper,
+        _check(lib.ydb_view_read_rows(self._handle, self._name, encode(group, "group"), lower, upper,
                                       1 if reverse else 0, byref(buffer), byref(size), byref(count)))
         try:
             packed = string_at(buffer.value, size.value) if size.value else b""
@@ -665,9 +654,9 @@ class ViewTransaction:
         for _ in range(count.value):
             collection_size, key_size, object_size, metadata_size = header.unpack_from(packed, offset)
             offset += header.size
-            collection = packed[offset:offset + collection_size].decode("utf-8", "surrogateescape")
+            collection = decode(packed[offset:offset + collection_size])
             offset += collection_size
-            key = packed[offset:offset + key_size].decode("utf-8", "surrogateescape")
+            key = decode(packed[offset:offset + key_size])
             offset += key_size
             obj = txn._load(packed[offset:offset + object_size])
             offset += object_size
@@ -749,7 +738,7 @@ class ViewTransaction:
 
         callback = _ffi.FIND_FN(call)  # referenced until the C call returns
         start, end = c_size_t(), c_size_t()
-        status = lib.ydb_view_find(self._handle, self._name, _encode(group, "group"), int(_flavour(flavour)),
+        status = lib.ydb_view_find(self._handle, self._name, encode(group, "group"), int(_flavour(flavour)),
                                    callback, None, byref(start), byref(end))
         if status == Status.NOTFOUND:
             return None
@@ -795,7 +784,7 @@ class ViewTransaction:
 
         section, row = c_size_t(), c_size_t()
         status = lib.ydb_view_index_path_for_key(self._handle, mappings._live_handle,
-                                                 _encode(collection, "collection"), _encode(key, "key"),
+                                                 encode(collection, "collection"), encode(key, "key"),
                                                  byref(section), byref(row))
         if status == Status.NOTFOUND:
             return None
