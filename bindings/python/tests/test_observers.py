@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import ydbview
-from ydbview import store
+from ydbview._callbacks import live as live_callbacks
 
 
 def put(conn: ydbview.Connection, key: str) -> None:
@@ -33,15 +33,15 @@ def test_observer_sees_each_commit_then_stops(db: ydbview.Database, conn: ydbvie
 
 
 def test_registry_entry_released_on_remove_and_close() -> None:
-    before = len(store._observers)
+    before = live_callbacks()
     db = ydbview.Database()
     token = db.add_commit_observer(lambda n: None)
     db.add_commit_observer(lambda n: None)
-    assert len(store._observers) == before + 2
+    assert live_callbacks() == before + 2
     db.remove_commit_observer(token)
-    assert len(store._observers) == before + 1
+    assert live_callbacks() == before + 1
     db.close()
-    assert len(store._observers) == before
+    assert live_callbacks() == before
 
 
 def test_observer_exception_becomes_a_warning(db: ydbview.Database, conn: ydbview.Connection) -> None:

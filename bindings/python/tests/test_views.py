@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ydbview
-from ydbview.views import live_view_callbacks
+from ydbview._callbacks import live as live_callbacks
 
 
 class Calls:
@@ -314,14 +314,14 @@ def test_failing_registration_registers_nothing(jdb: ydbview.Database) -> None:
     def boom(row: ydbview.ViewRow) -> str:
         raise ValueError("boom")
 
-    before = live_view_callbacks()
+    before = live_callbacks()
     with pytest.raises(ValueError, match="boom"):
         jdb.register_view("v", boom, lambda g, a, b: 0)
     assert jdb.registered_views == []
-    assert live_view_callbacks() == before
+    assert live_callbacks() == before
     with pytest.raises(ydbview.InvalidArgumentError):
         jdb.register_view("v\0", lambda row: "g", lambda g, a, b: 0)
-    assert live_view_callbacks() == before
+    assert live_callbacks() == before
 
 
 def test_callbacks_released_on_unregister_and_close() -> None:
@@ -334,20 +334,20 @@ def test_callbacks_released_on_unregister_and_close() -> None:
         return 0
 
     ref = weakref.ref(grouping)
-    before = live_view_callbacks()
+    before = live_callbacks()
     db.register_view("v", grouping, sorting)
     db.register_view("w", lambda row: "g", sorting)
     del grouping
     gc.collect()
     assert ref() is not None                 # kept while the view lives
-    assert live_view_callbacks() == before + 2
+    assert live_callbacks() == before + 2
     db.unregister_view("v")
     gc.collect()
     assert ref() is None
-    assert live_view_callbacks() == before + 1
+    assert live_callbacks() == before + 1
     db.unregister_view("never registered")
     db.close()
-    assert live_view_callbacks() == before
+    assert live_callbacks() == before
 
 
 def test_set_view_definition(jdb: ydbview.Database) -> None:
@@ -358,17 +358,17 @@ def test_set_view_definition(jdb: ydbview.Database) -> None:
         t.set("c", "k2", {"g": "a", "n": 2})
     by_key = (ydbview.Grouping(lambda row: row.key, flavour="key"),
               ydbview.Sorting(lambda g, a, b: 0, flavour="key"))
-    before = live_view_callbacks()
+    before = live_callbacks()
     t = conn.read_write()
     t.set_view_definition("v", *by_key, version_tag="2")
     assert t.view("v").count("k1") == 1  # type: ignore[union-attr]
     t.rollback()
-    assert live_view_callbacks() == before
+    assert live_callbacks() == before
     assert keys(conn, "a") == ["k1", "k2"]
     with conn.read_write() as t:
         t.set_view_definition("v", *by_key, version_tag="2")
     assert keys(conn, "k2") == ["k2"]
-    assert live_view_callbacks() == before
+    assert live_callbacks() == before
     with pytest.raises(ydbview.NotFoundError):
         with conn.read_write() as t:
             t.set_view_definition("nope", *by_key, version_tag="3")

@@ -1,58 +1,47 @@
 """What every module of the package shares: turning C statuses into
-exceptions, calling C functions that call back into Python, and handles that
-close. It depends on nothing else in the package, so every module can import
-it at the top."""
+exceptions, running C enumerations, and handles that close. It depends on
+nothing else in the package but ``_callbacks``, ``_ffi`` and ``errors``, so
+every module can import it at the top."""
 
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, TypeVar
 
 from . import _callbacks, _ffi
+from ._ffi import lib
 from .errors import Status, error_for
 
 
 def _check(status: int) -> None:
-    """Raises the exception for a failed C call (read on the same thread).
+    """Raises why the C call that just returned on this thread failed.
 
-    An exception raised by a Python callback during the call (a view's
-    grouping or sorting, a find, a mappings filter) is raised instead, with
-    its traceback: it is why the call failed."""
-    callback_error = _callbacks.take()
-    if callback_error is not None:
-        raise callback_error
+    That is the exception a Python callback raised during the call (a
+    view's grouping or sorting, a find, a mappings filter, an enumeration
+    body), as it was raised -- see ``_callbacks`` -- or else the error for
+    a failed ``status``."""
+    kept = _callbacks.take()
+    if kept:
+        raise kept[0]
     if status != Status.OK:
         _, message = _ffi.last_error()
-        raise error_for(status, message, _ffi.lib.ydb_errcode_sqlite())
+        raise error_for(status, message, lib.ydb_errcode_sqlite())
 
 
-class _Guarded:
-    """Wraps a Python callback for C: it never lets an exception escape into
-    C (the exception is kept, the enumeration is stopped, and ``reraise``
-    raises it once the C call has returned)."""
-
-    def __init__(self, body: Callable[..., Any]) -> None:
-        self.body = body
-        self.error: Optional[BaseException] = None
-
-    def __call__(self, *args: Any) -> int:
-        try:
-            return 1 if self.body(*args) else 0
-        except BaseException as exc:  # noqa: B902 - nothing may reach C
-            self.error = exc
-            return 1
-
-    def reraise(self) -> None:
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
+# One trampoline per kind of enumeration callback; the registry entry is the body.
+_ENUMERATION_TRAMPOLINES = {
+    fn_type: _callbacks.trampoline(fn_type, failed=1)
+    for fn_type in (_ffi.NAME_FN, _ffi.ROW_FN, _ffi.ROW_CHANGE_FN, _ffi.VIEW_KEY_FN, _ffi.VIEW_ROW_FN)
+}
 
 
-def _enumerate(call: Callable[[Any], int], fn_type: Any, body: Callable[..., Any]) -> None:
-    guarded = _Guarded(body)
-    callback = fn_type(guarded)  # referenced here until the C call returns
-    status = call(callback)
-    guarded.reraise()
+def _enumerate(function: Any, *args: Any, each: Callable[..., Any]) -> None:
+    """Runs the C enumeration ``function(*args, callback, ctx)``, calling
+    ``each`` with what C passes for each item (after the ctx); a truthy
+    return stops the enumeration, an exception stops it and is raised here."""
+    trampoline = _ENUMERATION_TRAMPOLINES[function.argtypes[-2]]  # the declared callback type
+    with _callbacks.registered(lambda *item: 1 if each(*item) else 0) as ctx:
+        status = function(*args, trampoline, ctx)
     _check(status)
 
 

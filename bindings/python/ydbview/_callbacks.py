@@ -1,32 +1,130 @@
-"""Exceptions raised by Python callbacks that C calls synchronously (view
-grouping/sorting/find, mappings filter/sort).
+"""Python callables that C calls back: one registry keeps them alive, and one
+rule carries their exceptions back to Python.
 
-A callback never lets an exception escape into C: its trampoline keeps the
-exception here (per thread, the first one wins), returns "failed" to C, and
-the Python wrapper of the C call re-raises it -- with its own traceback --
-once the call returns (see ``store._check``).
+Keeping them alive. C holds a callback as a function pointer and a
+``void *ctx``. The function pointers are trampolines made once, when a
+module loads (``trampoline``), so they live as long as the package; the
+ctx is a small integer naming an entry of this registry, which holds the
+Python callable. An entry that C keeps -- a view's grouping and sorting, a
+commit observer, a dynamic mappings' filter and sort -- is released by
+``RELEASE``, the destructor C calls exactly once when it is done with it
+(also when registering fails). An entry that C uses during one call only
+-- an enumeration's body, a find -- is released when that call returns
+(``registered``).
+
+Exceptions. No exception may cross into C. The trampoline keeps an
+exception raised by the callable, on the calling thread, and returns the
+failure value to C (for an enumeration that is "stop", for a filter
+"hide", for a group sort "equal"); C finishes its call, and the Python
+function that made the call raises the original exception instead of the
+error C reported (``_base._check``), with the callback's traceback: a
+``ValueError`` raised by a grouping comes out of ``t.set(...)`` as that
+``ValueError``, not as a ``CallbackFailedError``. When several callbacks
+of one call raised (C goes on asking a filter after it raised), the first
+is raised. Commit observers are the one case where nothing is raised in
+place of a failure: their commit has happened, so
+``ReadWriteTransaction.commit`` reports each exception as an
+``ObserverWarning`` whose ``__cause__`` is the original -- and raises one
+that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``).
+
+A callback may call into C itself (a read in an enumeration, a query in
+an observer). While it runs, the exceptions already kept for the call
+around it are set aside, so that its own calls raise only their own.
+
+Imports nothing of the package but ``_ffi``.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
-from typing import Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
-_state = threading.local()
+from . import _ffi
+
+# ---------------------------------------------------------------------------
+# The registry
+# ---------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_entries: Dict[int, Any] = {}
+_ids = itertools.count(1)
 
 
-def keep(exc: BaseException) -> None:
-    """Remembers ``exc`` for the C call running on this thread."""
+def register(entry: Any) -> int:
+    """Keeps ``entry`` under a new ctx until C calls ``RELEASE`` with it."""
+    with _lock:
+        ctx = next(_ids)
+        _entries[ctx] = entry
+    return ctx
+
+
+def _release(ctx: Optional[int]) -> None:
     try:
-        if getattr(_state, "pending", None) is None:
-            _state.pending = exc
+        with _lock:
+            _entries.pop(ctx or 0, None)
     except BaseException:  # pragma: no cover - interpreter shutting down
         pass
 
 
-def take() -> Optional[BaseException]:
-    """The exception kept on this thread, if any, forgetting it."""
-    pending = getattr(_state, "pending", None)
-    if pending is not None:
-        _state.pending = None
-    return pending
+#: The destructor to hand C with a ctx from ``register``.
+RELEASE = _ffi.DESTRUCTOR_FN(_release)
+
+
+@contextmanager
+def registered(entry: Any) -> Iterator[int]:
+    """The ctx of ``entry`` for a C call that uses it only while it runs."""
+    ctx = register(entry)
+    try:
+        yield ctx
+    finally:
+        _release(ctx)
+
+
+def live() -> int:
+    """How many callables C may still call (for tests)."""
+    return len(_entries)
+
+
+# ---------------------------------------------------------------------------
+# Exceptions kept for the Python call that runs C
+# ---------------------------------------------------------------------------
+
+class _Kept(threading.local):
+    def __init__(self) -> None:
+        self.exceptions: List[BaseException] = []
+
+
+_kept = _Kept()
+
+
+def take() -> List[BaseException]:
+    """The exceptions callbacks raised on this thread during the C call that
+    just returned, oldest first; forgets them."""
+    kept = _kept.exceptions
+    if kept:
+        _kept.exceptions = []
+    return kept
+
+
+def trampoline(fn_type: Any, failed: Any, call: Optional[Callable[..., Any]] = None) -> Any:
+    """A C function pointer of ``fn_type`` that runs ``call(entry, *args)``
+    -- or ``entry(*args)`` -- for the entry its ctx names, and returns what
+    that returns; when it raises, the exception is kept (see the module)
+    and C gets ``failed``."""
+
+    def run(ctx: Optional[int], *args: Any) -> Any:
+        outer = _kept.exceptions
+        _kept.exceptions = []
+        try:
+            # No lock: a dict lookup is atomic, and C calls no entry after releasing it.
+            entry = _entries[ctx or 0]
+            return entry(*args) if call is None else call(entry, *args)
+        except BaseException as exc:  # noqa: B902 - nothing may reach C
+            outer.append(exc)
+            return failed
+        finally:
+            _kept.exceptions = outer
+
+    return fn_type(run)

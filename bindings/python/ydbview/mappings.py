@@ -264,50 +264,31 @@ def _read_changeset(handle: int) -> Changeset:
 
 
 # ---------------------------------------------------------------------------
-# Dynamic groups: filter and key callables behind one trampoline pair.
+# Dynamic groups: a filter and a key function, called through the registry.
 # ---------------------------------------------------------------------------
 
 class _GroupSource:
+    """The registry entry of ``Mappings.dynamic``: which groups show, in what order."""
+
     def __init__(self, filter: Callable[[str], bool], key: Optional[Callable[[str], Any]]) -> None:
         self.filter = filter
         self.key = key
 
+    def shows(self, group: bytes) -> int:
+        return 1 if self.filter(decode(group)) else 0
 
-_sources: Dict[int, _GroupSource] = {}
-_source_ids = iter(range(1, 1 << 62))
-
-
-def _call_filter(ctx: Optional[int], group: bytes) -> int:
-    try:
-        return 1 if _sources[ctx or 0].filter(decode(group)) else 0
-    except BaseException as exc:  # noqa: B902 - nothing may reach C
-        _callbacks.keep(exc)
-        return 0
-
-
-def _call_sort(ctx: Optional[int], group1: bytes, group2: bytes) -> int:
-    try:
-        source = _sources[ctx or 0]
-        if source.key is None:
+    def compare(self, group1: bytes, group2: bytes) -> int:
+        if self.key is None:
             a, b = group1, group2  # the names' UTF-8 bytes
         else:
-            a, b = source.key(decode(group1)), source.key(decode(group2))
+            a, b = self.key(decode(group1)), self.key(decode(group2))
         return -1 if a < b else (1 if b < a else 0)
-    except BaseException as exc:  # noqa: B902
-        _callbacks.keep(exc)
-        return 0
 
 
-def _release_source(ctx: Optional[int]) -> None:
-    try:
-        _sources.pop(ctx or 0, None)
-    except BaseException:  # pragma: no cover - interpreter shutting down
-        pass
-
-
-_FILTER_TRAMPOLINE = _ffi.GROUP_FILTER_FN(_call_filter)
-_SORT_TRAMPOLINE = _ffi.GROUP_SORT_FN(_call_sort)
-_RELEASE_SOURCE = _ffi.DESTRUCTOR_FN(_release_source)
+# C cannot be told that a filter or sort failed: after an exception the
+# group is hidden, or sorts as equal, and the update or changes call raises it.
+_FILTER_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUP_FILTER_FN, failed=0, call=_GroupSource.shows)
+_SORT_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUP_SORT_FN, failed=0, call=_GroupSource.compare)
 
 
 def _index_path(value: Any) -> Tuple[int, int]:
@@ -348,11 +329,12 @@ class Mappings(_Closeable):
         if not callable(filter):
             raise TypeError("filter must be callable")
         self = cls.__new__(cls)
-        ctx = next(_source_ids)
-        _sources[ctx] = _GroupSource(filter, key)
+        encoded = encode(view, "view name")
+        ctx = _callbacks.register(_GroupSource(filter, key))
         out = c_void_p()
-        _check(lib.ydb_mappings_new_dynamic(encode(view, "view name"), _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
-                                            ctx, _RELEASE_SOURCE, byref(out)))
+        # On failure C calls the destructor, which releases ctx, before returning.
+        _check(lib.ydb_mappings_new_dynamic(encoded, _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
+                                            ctx, _callbacks.RELEASE, byref(out)))
         self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
         return self
 
@@ -402,8 +384,7 @@ class Mappings(_Closeable):
     def _names(self, function: Any) -> List[str]:
 
         names: List[str] = []
-        _enumerate(lambda cb: function(self._live_handle, cb, None), _ffi.NAME_FN,
-                   lambda _ctx, name: names.append(decode(name)))
+        _enumerate(function, self._live_handle, each=lambda name: names.append(decode(name)))
         return names
 
     # -- identity --

@@ -10,9 +10,7 @@ serializers (bytes unchanged by default).
 from __future__ import annotations
 
 import enum
-import itertools
 import os
-import threading
 import traceback
 import warnings
 import weakref
@@ -33,7 +31,7 @@ from typing import (
     Union,
 )
 
-from . import _ffi
+from . import _callbacks, _ffi
 from ._ffi import lib
 from .errors import ObserverWarning, Status
 from .serializers import BytesSerializer, Serializer
@@ -97,14 +95,13 @@ class CommitNotification:
         _check(lib.ydb_notification_removed_all(owned_handle, byref(flag)))
         self.removed_all = bool(flag.value)
         rows: Dict[Tuple[str, str], RowChange] = {}
-        _enumerate(lambda cb: lib.ydb_notification_enumerate_changed_rows(owned_handle, cb, None),
-                   _ffi.ROW_CHANGE_FN,
-                   lambda _ctx, collection, key, flags: rows.__setitem__(
+        _enumerate(lib.ydb_notification_enumerate_changed_rows, owned_handle,
+                   each=lambda collection, key, flags: rows.__setitem__(
                        (decode(collection), decode(key)), RowChange(flags)))
         self.changed_rows = rows
         removed: List[str] = []
-        _enumerate(lambda cb: lib.ydb_notification_enumerate_removed_collections(owned_handle, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: removed.append(decode(name)))
+        _enumerate(lib.ydb_notification_enumerate_removed_collections, owned_handle,
+                   each=lambda name: removed.append(decode(name)))
         self.removed_collections = frozenset(removed)
 
     @classmethod
@@ -143,65 +140,31 @@ def has_change_in_collection(notifications: Iterable[CommitNotification], collec
 
 
 # ---------------------------------------------------------------------------
-# Commit observers
-#
-# C calls one module-level trampoline with a small integer ctx naming the
-# Python callable; the CFUNCTYPE objects live as long as the module, and the
-# registry entry lives until C calls the destructor (exactly once).
+# Commit observers: each is a registry entry (see _callbacks), released when
+# C calls the destructor -- on removal, or when the database closes.
 # ---------------------------------------------------------------------------
 
-_observers: Dict[int, Callable[[CommitNotification], Any]] = {}
-_observer_ids = itertools.count(1)
-_observer_lock = threading.Lock()
-# Exceptions raised by observers on this thread, reported after the commit.
-_observer_failures = threading.local()
+def _deliver(observer: Callable[[CommitNotification], Any], notification: Optional[int]) -> None:
+    if notification:
+        observer(CommitNotification._copy_of(notification))
 
 
-def _failures() -> List[BaseException]:
-    pending = getattr(_observer_failures, "pending", None)
-    if pending is None:
-        pending = _observer_failures.pending = []
-    return pending
+# An observer cannot fail in C (it returns nothing): what it raises is kept
+# for the commit, which reports it (_warn_observer_failures).
+_OBSERVER_TRAMPOLINE = _callbacks.trampoline(_ffi.OBSERVER_FN, failed=None, call=_deliver)
 
 
-def _call_observer(ctx: Optional[int], notification: Optional[int]) -> None:
-    try:
-        observer = _observers.get(ctx or 0)
-        if observer is not None and notification:
-            observer(CommitNotification._copy_of(notification))
-    except BaseException as exc:  # noqa: B902 - nothing may reach C
-        try:
-            _failures().append(exc)
-        except BaseException:  # pragma: no cover - interpreter shutting down
-            pass
-
-
-def _release_observer(ctx: Optional[int]) -> None:
-    try:
-        with _observer_lock:
-            _observers.pop(ctx or 0, None)
-    except BaseException:  # pragma: no cover - interpreter shutting down
-        pass
-
-
-_OBSERVER_TRAMPOLINE = _ffi.OBSERVER_FN(_call_observer)
-_RELEASE_TRAMPOLINE = _ffi.DESTRUCTOR_FN(_release_observer)
-
-
-def _report_observer_failures() -> None:
-    """After a commit on this thread: observer exceptions become warnings
-    (the commit succeeded); KeyboardInterrupt/SystemExit are re-raised."""
-    pending = _failures()
-    if not pending:
-        return
-    failures = list(pending)
-    pending.clear()
+def _warn_observer_failures(failures: List[BaseException]) -> None:
+    """After a commit succeeded: each exception an observer raised becomes an
+    ``ObserverWarning`` caused by it; one that is not an ``Exception``
+    (KeyboardInterrupt, SystemExit) is raised."""
     for exc in failures:
         if not isinstance(exc, Exception):
             raise exc
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        warnings.warn(f"a commit observer raised {exc!r}; the commit succeeded\n{text}",
-                      ObserverWarning, stacklevel=3)
+        warning = ObserverWarning(f"a commit observer raised {exc!r}; the commit succeeded\n{text}")
+        warning.__cause__ = exc
+        warnings.warn(warning, stacklevel=3)
 
 
 # ---------------------------------------------------------------------------
@@ -284,13 +247,11 @@ class Database(_Closeable):
         undo the commit: it is reported as an ``ObserverWarning``."""
         if not callable(observer):
             raise TypeError("observer must be callable")
-        with _observer_lock:
-            ctx = next(_observer_ids)
-            _observers[ctx] = observer
+        ctx = _callbacks.register(observer)
         token = c_uint64()
-        # On failure C calls the destructor, which drops the entry again.
+        # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_database_add_commit_observer(
-            self._handle, _OBSERVER_TRAMPOLINE, ctx, _RELEASE_TRAMPOLINE, byref(token)))
+            self._handle, _OBSERVER_TRAMPOLINE, ctx, _callbacks.RELEASE, byref(token)))
         return token.value
 
     def remove_commit_observer(self, token: int) -> None:
@@ -552,8 +513,7 @@ class ReadTransaction:
         order, as a list (C enumerates them by callback only, so there is no
         lazy form)."""
         names: List[str] = []
-        _enumerate(lambda cb: lib.ydb_txn_enumerate_collections(self._handle, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
+        _enumerate(lib.ydb_txn_enumerate_collections, self._handle, each=lambda name: names.append(decode(name)))
         return names
 
     def enumerate_keys(self, collection: str, body: Callable[[str], Optional[bool]]) -> None:
@@ -561,8 +521,7 @@ class ReadTransaction:
         order; a truthy return stops. An exception in ``body`` stops the
         enumeration and is re-raised here."""
         encoded = encode(collection, "collection")
-        _enumerate(lambda cb: lib.ydb_txn_enumerate_keys(self._handle, encoded, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, key: body(decode(key)))
+        _enumerate(lib.ydb_txn_enumerate_keys, self._handle, encoded, each=lambda key: body(decode(key)))
 
     def keys(self, collection: str) -> List[str]:
         """Returns the keys of ``collection`` in ascending order as a list
@@ -578,14 +537,13 @@ class ReadTransaction:
         ``collection`` in key order; a truthy return stops."""
         encoded = encode(collection, "collection")
 
-        def row(_ctx: Any, key: bytes, obj: Optional[int], obj_size: int,
+        def row(key: bytes, obj: Optional[int], obj_size: int,
                 meta: Optional[int], meta_size: int) -> Any:
             object_bytes = string_at(obj, obj_size) if obj else b""
             metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
             return body(decode(key), self._load(object_bytes), self._load_metadata(metadata_bytes))
 
-        _enumerate(lambda cb: lib.ydb_txn_enumerate_rows(self._handle, encoded, cb, None),
-                   _ffi.ROW_FN, row)
+        _enumerate(lib.ydb_txn_enumerate_rows, self._handle, encoded, each=row)
 
     def rows(self, collection: str) -> List[Tuple[str, Any, Any]]:
         """Returns every ``(key, object, metadata)`` of ``collection`` in key
@@ -637,10 +595,9 @@ class ReadWriteTransaction(ReadTransaction):
         if status != Status.MISUSE:
             # C freed the handle, whatever the result.
             self._finalizer.detach()
-        try:
-            _check(status)
-        finally:
-            _report_observer_failures()
+        if status != Status.OK:
+            _check(status)  # a failed commit delivered nothing: only why it failed is kept
+        _warn_observer_failures(_callbacks.take())
 
     def rollback(self) -> None:
         """Discards every change. Safe twice."""

@@ -24,15 +24,12 @@ or the registration, and is re-raised to the caller with its traceback.
 from __future__ import annotations
 
 import enum
-import itertools
 import struct
-import threading
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
 from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
-    Dict,
     Iterable,
     Iterator,
     List,
@@ -44,7 +41,7 @@ from typing import (
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import InvalidArgumentError, NotFoundError, Status
+from .errors import NotFoundError, Status
 from ._base import _check, _enumerate
 from .sortkeys import sort_key
 from ._text import decode, encode
@@ -201,32 +198,16 @@ def sorting(*, flavour: FlavourLike = "row",
 
 
 # ---------------------------------------------------------------------------
-# Trampolines: C calls these with a small integer ctx naming the Python
-# callbacks; the entry lives until C calls the destructor (exactly once).
+# Registration: a view's callbacks are one registry entry, called through
+# module-level trampolines (see _callbacks); C releases the entry with the
+# view's destructor.
 # ---------------------------------------------------------------------------
 
-class _ViewCallbacks:
-    def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: "Serializer",
-                 metadata_serializer: "Serializer") -> None:
-        self.grouping = grouping
-        self.sorting = sorting
-        self.serializer = serializer
-        self.metadata_serializer = metadata_serializer
-
-    def row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
-        return _view_row(raw, self.serializer, self.metadata_serializer)
-
-
-def _view_row(raw: _ffi.ViewRowStruct, serializer: "Serializer", metadata_serializer: "Serializer") -> ViewRow:
-    obj = serializer.deserialize(string_at(raw.object, raw.object_size)) if raw.object else None
-    meta = (metadata_serializer.deserialize(string_at(raw.metadata, raw.metadata_size))
-            if raw.metadata else None)
+def _view_row(raw: _ffi.ViewRowStruct, load: Callable[[bytes], Any],
+              load_metadata: Callable[[bytes], Any]) -> ViewRow:
+    obj = load(string_at(raw.object, raw.object_size)) if raw.object else None
+    meta = load_metadata(string_at(raw.metadata, raw.metadata_size)) if raw.metadata else None
     return ViewRow(decode(raw.collection), decode(raw.key), obj, meta)
-
-
-_views: Dict[int, _ViewCallbacks] = {}
-_view_ids = itertools.count(1)
-_views_lock = threading.Lock()
 
 
 def _order(value: Any) -> int:
@@ -235,58 +216,41 @@ def _order(value: Any) -> int:
     return (value > 0) - (value < 0)
 
 
-def _call_grouping(ctx: Optional[int], row: Any, result: Optional[int]) -> int:
-    try:
-        entry = _views[ctx or 0]
-        group = entry.grouping.fn(entry.row(row.contents))
-        if group is None:
-            return 0
-        status = lib.ydb_group_result_set(result, encode(group, "group"))
-        if status != Status.OK:
-            raise InvalidArgumentError(_ffi.last_error()[1], status)
+class _ViewCallbacks:
+    """The registry entry of one view: its grouping and sorting, and the
+    serializers its rows are read with."""
+
+    def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: Serializer,
+                 metadata_serializer: Serializer) -> None:
+        self.grouping = grouping
+        self.sorting = sorting
+        self.serializer = serializer
+        self.metadata_serializer = metadata_serializer
+
+    def _row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
+        return _view_row(raw, self.serializer.deserialize, self.metadata_serializer.deserialize)
+
+    def group(self, row: Any, result: Optional[int]) -> int:
+        group = self.grouping.fn(self._row(row.contents))
+        if group is not None:
+            _check(lib.ydb_group_result_set(result, encode(group, "group")))
         return 0
-    except BaseException as exc:  # noqa: B902 - nothing may reach C
-        _callbacks.keep(exc)
-        return 1
 
-
-def _call_sorting(ctx: Optional[int], group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
-    try:
-        entry = _views[ctx or 0]
-        out_order[0] = _order(entry.sorting.fn(decode(group), entry.row(row1.contents),
-                                               entry.row(row2.contents)))
+    def order(self, group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
+        out_order[0] = _order(self.sorting.fn(decode(group), self._row(row1.contents),
+                                              self._row(row2.contents)))
         return 0
-    except BaseException as exc:  # noqa: B902
-        _callbacks.keep(exc)
-        return 1
 
-
-def _call_sort_key(ctx: Optional[int], group: bytes, row: Any, key: Optional[int]) -> int:
-    try:
-        entry = _views[ctx or 0]
-        value = entry.sorting.fn(decode(group), entry.row(row.contents))
+    def sort_key(self, group: bytes, row: Any, key: Optional[int]) -> int:
+        value = self.sorting.fn(decode(group), self._row(row.contents))
         encoded = value if isinstance(value, bytes) else sort_key(value)
-        status = lib.ydb_sort_key_append_raw(key, encoded, len(encoded))
-        if status != Status.OK:
-            raise InvalidArgumentError(_ffi.last_error()[1], status)
+        _check(lib.ydb_sort_key_append_raw(key, encoded, len(encoded)))
         return 0
-    except BaseException as exc:  # noqa: B902
-        _callbacks.keep(exc)
-        return 1
 
 
-def _release_view(ctx: Optional[int]) -> None:
-    try:
-        with _views_lock:
-            _views.pop(ctx or 0, None)
-    except BaseException:  # pragma: no cover - interpreter shutting down
-        pass
-
-
-_GROUPING_TRAMPOLINE = _ffi.GROUPING_FN(_call_grouping)
-_SORTING_TRAMPOLINE = _ffi.SORTING_FN(_call_sorting)
-_SORT_KEY_TRAMPOLINE = _ffi.SORT_KEY_FN(_call_sort_key)
-_RELEASE_TRAMPOLINE = _ffi.DESTRUCTOR_FN(_release_view)
+_GROUPING_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUPING_FN, failed=1, call=_ViewCallbacks.group)
+_SORTING_TRAMPOLINE = _callbacks.trampoline(_ffi.SORTING_FN, failed=1, call=_ViewCallbacks.order)
+_SORT_KEY_TRAMPOLINE = _callbacks.trampoline(_ffi.SORT_KEY_FN, failed=1, call=_ViewCallbacks.sort_key)
 
 
 def _as_grouping(value: Any) -> Grouping:
@@ -302,9 +266,14 @@ def _as_sorting(sorting: Any, key: Any) -> Union[Sorting, KeySorting]:
     return sorting if isinstance(sorting, (Sorting, KeySorting)) else Sorting(sorting)
 
 
-def _definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persistent: bool,
-                collections: Optional[Iterable[str]]) -> Tuple[_ffi.ViewDefinitionStruct, Grouping,
-                                                               Union[Sorting, KeySorting], Any]:
+def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persistent: bool,
+                    collections: Optional[Iterable[str]], serializer: Serializer,
+                    metadata_serializer: Serializer) -> Tuple[_ffi.ViewDefinitionStruct, int]:
+    """The C definition of a view and the ctx of its callbacks, for
+    ``ydb_view_register`` or ``ydb_view_set_definition`` to take with
+    ``_callbacks.RELEASE``; pass it to C at once (until then nothing would
+    release the ctx). The definition holds what it points to (ctypes keeps
+    the trampolines and the collection names alive with it)."""
     group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting, key)
     definition = _ffi.ViewDefinitionStruct()
     definition.grouping_flavour = int(group_fn.flavour)
@@ -318,37 +287,24 @@ def _definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persist
         definition.sorting = _SORTING_TRAMPOLINE
     definition.version_tag = encode(version_tag, "version_tag")
     definition.persistent = 1 if persistent else 0
-    keep_alive = None
     if collections is not None:
         if isinstance(collections, str):
             raise TypeError("collections must be an iterable of names, not one str")
         names = [encode(name, "collection") for name in collections]
-        keep_alive = (c_char_p * max(len(names), 1))(*names)
-        definition.allowed_collections = keep_alive
+        definition.allowed_collections = (c_char_p * max(len(names), 1))(*names)
         definition.allowed_collection_count = len(names)
-    return definition, group_fn, sort_fn, keep_alive
-
-
-def _new_entry(grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: "Serializer",
-               metadata_serializer: "Serializer") -> int:
-    with _views_lock:
-        ctx = next(_view_ids)
-        _views[ctx] = _ViewCallbacks(grouping, sorting, serializer, metadata_serializer)
-    return ctx
+    ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer))
+    return definition, ctx
 
 
 def register_view(database: "Database", name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
                   version_tag: str = "", persistent: bool = True,
                   collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
-
     encoded = encode(name, "view name")
-    definition, group_fn, sort_fn, keep_alive = _definition(grouping, sorting, key, version_tag, persistent,
-                                                            collections)
-    ctx = _new_entry(group_fn, sort_fn, database.serializer, database.metadata_serializer)
-    # On failure C calls the destructor (dropping the entry) before returning.
-    status = lib.ydb_view_register(database._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE)
-    del keep_alive
-    _check(status)
+    definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
+                                      database.serializer, database.metadata_serializer)
+    # On failure C calls the destructor, which releases ctx, before returning.
+    _check(lib.ydb_view_register(database._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
     outcome = c_int()
     _check(lib.ydb_view_registration_outcome(database._handle, encoded, byref(outcome)))
     return RegistrationOutcome(outcome.value)
@@ -356,25 +312,17 @@ def register_view(database: "Database", name: str, grouping: Any, sorting: Any =
 
 def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any = None, *,
                         key: Any = None, version_tag: str) -> None:
-
     encoded = encode(name, "view name")
-    definition, group_fn, sort_fn, _ = _definition(grouping, sorting, key, version_tag, True, None)
-    connection = txn.connection
-    ctx = _new_entry(group_fn, sort_fn, connection.serializer, connection.metadata_serializer)
-    _check(lib.ydb_view_set_definition(txn._handle, encoded, byref(definition), ctx, _RELEASE_TRAMPOLINE))
+    definition, ctx = view_definition(grouping, sorting, key, version_tag, True, None,
+                                      txn.connection.serializer, txn.connection.metadata_serializer)
+    # On failure C calls the destructor, which releases ctx, before returning.
+    _check(lib.ydb_view_set_definition(txn._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
 
 
 def registered_views(database: "Database") -> List[str]:
-
     names: List[str] = []
-    _enumerate(lambda cb: lib.ydb_view_enumerate_registered(database._handle, cb, None),
-               _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
+    _enumerate(lib.ydb_view_enumerate_registered, database._handle, each=lambda name: names.append(decode(name)))
     return names
-
-
-def live_view_callbacks() -> int:
-    """How many registered views' Python callbacks are alive (for tests)."""
-    return len(_views)
 
 
 # ---------------------------------------------------------------------------
@@ -438,6 +386,10 @@ def _require_view(transaction: "ReadTransaction", name: str) -> None:
         raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
 
 
+# A find's callback is a registry entry for the one call.
+_FIND_TRAMPOLINE = _callbacks.trampoline(_ffi.FIND_FN, failed=1)
+
+
 class ViewTransaction:
     """Queries on one view inside one transaction (``txn.view(name)``).
 
@@ -477,8 +429,8 @@ class ViewTransaction:
         """Every non-empty group, in ascending order."""
 
         names: List[str] = []
-        _enumerate(lambda cb: lib.ydb_view_enumerate_groups(self._handle, self._name, cb, None),
-                   _ffi.NAME_FN, lambda _ctx, name: names.append(decode(name)))
+        _enumerate(lib.ydb_view_enumerate_groups, self._handle, self._name,
+                   each=lambda name: names.append(decode(name)))
         return names
 
     @property
@@ -604,9 +556,8 @@ class ViewTransaction:
 
         lower, upper = self._bounds(start, stop)
         encoded = encode(group, "group")
-        _enumerate(lambda cb: lib.ydb_view_enumerate_keys(self._handle, self._name, encoded, lower, upper,
-                                                          1 if reverse else 0, cb, None),
-                   _ffi.VIEW_KEY_FN, lambda _ctx, c, k, i: body(decode(c), decode(k), i))
+        _enumerate(lib.ydb_view_enumerate_keys, self._handle, self._name, encoded, lower, upper,
+                   1 if reverse else 0, each=lambda c, k, i: body(decode(c), decode(k), i))
 
     def keys(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[Tuple[str, str]]:
@@ -626,16 +577,15 @@ class ViewTransaction:
         encoded = encode(group, "group")
         txn = self.transaction
 
-        def visit(_ctx: Any, c: bytes, k: bytes, index: int, obj: Optional[int], obj_size: int,
+        def visit(c: bytes, k: bytes, index: int, obj: Optional[int], obj_size: int,
                   meta: Optional[int], meta_size: int) -> Any:
             object_bytes = string_at(obj, obj_size) if obj else b""
             metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
             row = ViewRow(decode(c), decode(k), txn._load(object_bytes), txn._load_metadata(metadata_bytes))
             return body(row, index)
 
-        _enumerate(lambda cb: lib.ydb_view_enumerate_rows(self._handle, self._name, encoded, lower, upper,
-                                                          1 if reverse else 0, cb, None),
-                   _ffi.VIEW_ROW_FN, visit)
+        _enumerate(lib.ydb_view_enumerate_rows, self._handle, self._name, encoded, lower, upper,
+                   1 if reverse else 0, each=visit)
 
     def rows(self, group: str, start: int = 0, stop: Optional[int] = None,
              reverse: bool = False) -> List[ViewRow]:
@@ -725,21 +675,16 @@ class ViewTransaction:
         with the group's order."""
 
         txn = self.transaction
-        connection = txn.connection
 
-        def call(_ctx: Any, row: Any, out_order: Any) -> int:
-            try:
-                out_order[0] = _order(fn(_view_row(row.contents, connection.serializer,
-                                                   connection.metadata_serializer)))
-                return 0
-            except BaseException as exc:  # noqa: B902 - nothing may reach C
-                _callbacks.keep(exc)
-                return 1
+        def classify(row: Any, out_order: Any) -> int:
+            out_order[0] = _order(fn(_view_row(row.contents, txn._load, txn._load_metadata)))
+            return 0
 
-        callback = _ffi.FIND_FN(call)  # referenced until the C call returns
+        encoded = encode(group, "group")
         start, end = c_size_t(), c_size_t()
-        status = lib.ydb_view_find(self._handle, self._name, encode(group, "group"), int(_flavour(flavour)),
-                                   callback, None, byref(start), byref(end))
+        with _callbacks.registered(classify) as ctx:
+            status = lib.ydb_view_find(self._handle, self._name, encoded, int(_flavour(flavour)),
+                                       _FIND_TRAMPOLINE, ctx, byref(start), byref(end))
         if status == Status.NOTFOUND:
             return None
         _check(status)
