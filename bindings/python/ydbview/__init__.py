@@ -36,11 +36,12 @@ from .errors import (
     YDBError,
 )
 from .serializers import BytesSerializer, JSONSerializer, PickleSerializer, Serializer
+from ._values import IndexPath, Row, ViewRow
+from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
 from .mappings import (
     ChangeFlags,
     Changeset,
     ChangeType,
-    IndexPath,
     Mappings,
     RangeOptions,
     RangePosition,
@@ -48,18 +49,6 @@ from .mappings import (
     ViewRowChange,
     ViewSectionChange,
 )
-from .store import (
-    CommitNotification,
-    Connection,
-    Database,
-    ReadTransaction,
-    ReadWriteTransaction,
-    Row,
-    RowChange,
-    has_change,
-    has_change_in_collection,
-)
-
 from .sortkeys import desc, sort_key
 from .views import (
     Flavour,
@@ -69,13 +58,13 @@ from .views import (
     key_sorting,
     RegistrationOutcome,
     Sorting,
-    ViewRow,
     ViewTransaction,
     grouping,
     has_group_changes,
     has_view_changes,
     sorting,
 )
+from .store import Connection, Database, ReadTransaction, ReadWriteTransaction
 
 __version__ = "0.1.0"
 

@@ -1,16 +1,19 @@
-"""What every module of the package shares: turning C statuses into
-exceptions, running C enumerations, and handles that close. It depends on
-nothing else in the package but ``_callbacks``, ``_ffi`` and ``errors``, so
-every module can import it at the top."""
+"""What the store, views and mappings share: turning C statuses into
+exceptions, running C enumerations, handles that close, indexes, and what
+views and mappings need of a transaction. It imports only the leaf modules
+(``_callbacks``, ``_ffi``, ``_text``, ``errors``), so every module can
+import it at the top."""
 
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, TypeVar
+from ctypes import byref, c_int
+from typing import Any, Callable, Optional, Protocol, TypeVar
 
 from . import _callbacks, _ffi
 from ._ffi import lib
-from .errors import Status, error_for
+from ._text import encode
+from .errors import NotFoundError, Status, error_for
 
 
 def _check(status: int) -> None:
@@ -43,6 +46,41 @@ def _enumerate(function: Any, *args: Any, each: Callable[..., Any]) -> None:
     with _callbacks.registered(lambda *item: 1 if each(*item) else 0) as ctx:
         status = function(*args, trampoline, ctx)
     _check(status)
+
+
+def _index(value: int) -> Optional[int]:
+    """A Python index for C, or None for one that cannot exist (negative)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"an index must be int, not {type(value).__name__}")
+    return value if value >= 0 else None
+
+
+# ---------------------------------------------------------------------------
+# Transactions, as views and mappings see them
+# ---------------------------------------------------------------------------
+
+class _Transaction(Protocol):
+    """What views and mappings use of a transaction: its C handle and how it
+    turns stored bytes into values. ``store.ReadTransaction`` is the one
+    kind there is; views and mappings name it by this protocol because the
+    store imports them (``ReadTransaction.view`` makes a ``ViewTransaction``)."""
+
+    _handle: int
+
+    def _load(self, data: Optional[bytes]) -> Any:
+        ...
+
+    def _load_metadata(self, data: Optional[bytes]) -> Any:
+        ...
+
+
+def _require_view(transaction: _Transaction, name: str) -> None:
+    """Raises NotFoundError (as C does) unless view ``name`` is registered
+    at ``transaction``'s snapshot."""
+    flag = c_int()
+    _check(lib.ydb_view_is_registered(transaction._handle, encode(name, "view name"), byref(flag)))
+    if not flag.value:
+        raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
 
 
 # ---------------------------------------------------------------------------

@@ -23,17 +23,15 @@ from __future__ import annotations
 import enum
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import _callbacks, _ffi
+from ._base import _Closeable, _Transaction, _check, _enumerate, _index, _require_view
 from ._ffi import lib
-from .errors import MisuseError, Status
-from ._base import _Closeable, _check, _enumerate
 from ._text import decode, encode
-from .views import _NotificationList, _index, _require_view
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .store import CommitNotification, ReadTransaction
+from ._values import IndexPath
+from .errors import InvalidArgumentError, MisuseError, Status
+from .notifications import CommitNotification, _NotificationList
 
 __all__ = [
     "IndexPath",
@@ -47,13 +45,6 @@ __all__ = [
     "SectionChangeType",
     "ChangeFlags",
 ]
-
-
-class IndexPath(NamedTuple):
-    """A table position."""
-
-    section: int
-    row: int
 
 
 class RangePosition(NamedTuple):
@@ -340,7 +331,6 @@ class Mappings(_Closeable):
 
     @property
     def _live_handle(self) -> int:
-
         if self.closed:
             raise MisuseError("the mappings are closed", Status.MISUSE)
         return self._handle
@@ -382,7 +372,6 @@ class Mappings(_Closeable):
         return IndexPath(section.value, row.value)
 
     def _names(self, function: Any) -> List[str]:
-
         names: List[str] = []
         _enumerate(function, self._live_handle, each=lambda name: names.append(decode(name)))
         return names
@@ -444,8 +433,6 @@ class Mappings(_Closeable):
             if options.grow not in _GROWS:
                 raise ValueError(f"grow must be one of {sorted(_GROWS)}, not {options.grow!r}")
             if options.max_length == 0:
-                from .errors import InvalidArgumentError
-
                 raise InvalidArgumentError("max_length must be at least 1 (None: no limit)",
                                            Status.INVALID_ARGUMENT)
             max_length = 0 if options.max_length is None else options.max_length
@@ -522,14 +509,14 @@ class Mappings(_Closeable):
 
     # -- update and changes --
 
-    def update(self, transaction: "ReadTransaction") -> None:
+    def update(self, transaction: _Transaction) -> None:
         """Caches the view as of ``transaction`` and moves to its snapshot.
         Raises ``NotFoundError`` when the mappings' view is not registered at
         that snapshot (the C call would read it as empty)."""
         _require_view(transaction, self.view)
         _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
 
-    def changes(self, notifications: Iterable["CommitNotification"]) -> Changeset:
+    def changes(self, notifications: Iterable[CommitNotification]) -> Changeset:
         """The changeset for ``notifications`` (as returned by
         ``Connection.begin_long_lived_read_transaction()``), moving the
         mappings to the last one's snapshot. ``MismatchError`` (mappings
@@ -543,7 +530,7 @@ class Mappings(_Closeable):
         finally:
             lib.ydb_changeset_free(out)
 
-    def has_changes(self, notifications: Iterable["CommitNotification"]) -> bool:
+    def has_changes(self, notifications: Iterable[CommitNotification]) -> bool:
         """Whether ``notifications`` touch any group of the mappings (cheap;
         does not move them)."""
         flag = c_int()

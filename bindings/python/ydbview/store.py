@@ -9,34 +9,22 @@ serializers (bytes unchanged by default).
 
 from __future__ import annotations
 
-import enum
 import os
 import traceback
 import warnings
 import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, string_at
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Dict,
-    FrozenSet,
-    Iterable,
-    List,
-    Mapping,
-    NamedTuple,
-    Optional,
-    Tuple,
-    TypeVar,
-    Union,
-)
+from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _callbacks, _ffi
-from ._ffi import lib
-from .errors import ObserverWarning, Status
-from .serializers import BytesSerializer, Serializer
 from ._base import _Closeable, _check, _enumerate
+from ._ffi import lib
 from ._text import decode, encode
+from ._values import Row
+from .errors import ObserverWarning, Status
+from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
+from .serializers import BytesSerializer, Serializer
+from .views import RegistrationOutcome, ViewTransaction, view_definition
 
 __all__ = [
     "Database",
@@ -51,93 +39,6 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .views import ViewTransaction
-
-
-# ---------------------------------------------------------------------------
-# Commit notifications
-# ---------------------------------------------------------------------------
-
-class RowChange(enum.IntFlag):
-    """How a row changed in a commit (``YDB_ROW_*``)."""
-
-    OBJECT_CHANGED = 1
-    METADATA_CHANGED = 2
-    OBJECT_TOUCHED = 4
-    METADATA_TOUCHED = 8
-    REMOVED = 16
-
-
-class CommitNotification:
-    """What one read-write commit changed (YapDatabase's modified notification).
-
-    ``changed_rows`` maps ``(collection, key)`` to ``RowChange`` flags for rows
-    set, replaced, touched or removed one by one; rows removed with
-    ``remove_all``/``remove_all_collections`` are not listed, see
-    ``removed_collections`` and ``removed_all``. ``has_change`` accounts for
-    all three.
-    """
-
-    snapshot: int
-    changed_rows: Mapping[Tuple[str, str], RowChange]
-    removed_collections: FrozenSet[str]
-    removed_all: bool
-
-    def __init__(self, owned_handle: int) -> None:
-        self._handle = owned_handle
-        self._finalizer = weakref.finalize(self, lib.ydb_notification_free, owned_handle)
-        snapshot = c_uint64()
-        _check(lib.ydb_notification_snapshot(owned_handle, byref(snapshot)))
-        self.snapshot = snapshot.value
-        flag = c_int()
-        _check(lib.ydb_notification_removed_all(owned_handle, byref(flag)))
-        self.removed_all = bool(flag.value)
-        rows: Dict[Tuple[str, str], RowChange] = {}
-        _enumerate(lib.ydb_notification_enumerate_changed_rows, owned_handle,
-                   each=lambda collection, key, flags: rows.__setitem__(
-                       (decode(collection), decode(key)), RowChange(flags)))
-        self.changed_rows = rows
-        removed: List[str] = []
-        _enumerate(lib.ydb_notification_enumerate_removed_collections, owned_handle,
-                   each=lambda name: removed.append(decode(name)))
-        self.removed_collections = frozenset(removed)
-
-    @classmethod
-    def _copy_of(cls, borrowed_handle: int) -> "CommitNotification":
-        copy = c_void_p()
-        _check(lib.ydb_notification_copy(borrowed_handle, byref(copy)))
-        return cls(copy.value)  # type: ignore[arg-type]
-
-    def has_change(self, collection: str, key: str) -> bool:
-        """True when this commit changed row (collection, key)."""
-        flag = c_int()
-        _check(lib.ydb_notification_has_change(self._handle, encode(collection, "collection"),
-                                               encode(key, "key"), byref(flag)))
-        return bool(flag.value)
-
-    def has_change_in_collection(self, collection: str) -> bool:
-        """True when this commit changed any row of ``collection``."""
-        flag = c_int()
-        _check(lib.ydb_notification_has_change_in_collection(
-            self._handle, encode(collection, "collection"), byref(flag)))
-        return bool(flag.value)
-
-    def __repr__(self) -> str:
-        return (f"CommitNotification(snapshot={self.snapshot}, changed_rows={len(self.changed_rows)}, "
-                f"removed_collections={sorted(self.removed_collections)}, removed_all={self.removed_all})")
-
-
-def has_change(notifications: Iterable[CommitNotification], collection: str, key: str) -> bool:
-    """True when any of ``notifications`` changed row (collection, key)."""
-    return any(n.has_change(collection, key) for n in notifications)
-
-
-def has_change_in_collection(notifications: Iterable[CommitNotification], collection: str) -> bool:
-    """True when any of ``notifications`` changed a row of ``collection``."""
-    return any(n.has_change_in_collection(collection) for n in notifications)
-
 
 # ---------------------------------------------------------------------------
 # Commit observers: each is a registry entry (see _callbacks), released when
@@ -262,7 +163,7 @@ class Database(_Closeable):
 
     def register_view(self, name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
                       version_tag: str = "", persistent: bool = True,
-                      collections: Optional[Iterable[str]] = None) -> Any:
+                      collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
         """Registers view ``name`` (see ``ydbview.views``): ``grouping(row)``
         returns a row's group (None leaves it out), ``sorting(group, row1,
         row2)`` returns <0, 0 or >0 -- or, instead of ``sorting``,
@@ -282,10 +183,14 @@ class Database(_Closeable):
         callback registers nothing and is re-raised here. The callbacks are
         kept exactly as long as the view: until ``unregister_view``, a new
         registration of ``name``, or ``close()``."""
-        from .views import register_view
-
-        return register_view(self, name, grouping, sorting, key=key, version_tag=version_tag,
-                             persistent=persistent, collections=collections)
+        encoded = encode(name, "view name")
+        definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
+                                          self.serializer, self.metadata_serializer)
+        # On failure C calls the destructor, which releases ctx, before returning.
+        _check(lib.ydb_view_register(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
+        outcome = c_int()
+        _check(lib.ydb_view_registration_outcome(self._handle, encoded, byref(outcome)))
+        return RegistrationOutcome(outcome.value)
 
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases
@@ -295,9 +200,9 @@ class Database(_Closeable):
     @property
     def registered_views(self) -> List[str]:
         """Names of the registered views, in ascending order."""
-        from .views import registered_views
-
-        return registered_views(self)
+        names: List[str] = []
+        _enumerate(lib.ydb_view_enumerate_registered, self._handle, each=lambda name: names.append(decode(name)))
+        return names
 
 
 # ---------------------------------------------------------------------------
@@ -386,13 +291,6 @@ class Connection(_Closeable):
 # ---------------------------------------------------------------------------
 # Transactions
 # ---------------------------------------------------------------------------
-
-class Row(NamedTuple):
-    """A row's object and metadata (None when the row has no metadata)."""
-
-    object: Any
-    metadata: Any
-
 
 _Txn = TypeVar("_Txn", bound="ReadTransaction")
 
@@ -558,12 +456,10 @@ class ReadTransaction:
 
     # -- views --
 
-    def view(self, name: str) -> "ViewTransaction":
+    def view(self, name: str) -> ViewTransaction:
         """Queries on view ``name`` as of this transaction. Raises
         ``NotFoundError`` when no such view is registered at its snapshot
         (``has_view`` asks; ``Database.registered_views()`` lists the names)."""
-        from .views import ViewTransaction
-
         return ViewTransaction._open(self, name)
 
     def has_view(self, name: str) -> bool:
@@ -610,9 +506,11 @@ class ReadWriteTransaction(ReadTransaction):
         resorted (the commit's changeset shows it); with the same tag
         nothing happens. If the transaction rolls back the view keeps its
         old callbacks."""
-        from .views import set_view_definition
-
-        set_view_definition(self, name, grouping, sorting, key=key, version_tag=version_tag)
+        encoded = encode(name, "view name")
+        definition, ctx = view_definition(grouping, sorting, key, version_tag, True, None,
+                                          self.connection.serializer, self.connection.metadata_serializer)
+        # On failure C calls the destructor, which releases ctx, before returning.
+        _check(lib.ydb_view_set_definition(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
 
     # -- serialization --
 

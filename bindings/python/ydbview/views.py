@@ -26,33 +26,21 @@ from __future__ import annotations
 import enum
 import struct
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Iterable,
-    Iterator,
-    List,
-    NamedTuple,
-    Optional,
-    Tuple,
-    Union,
-)
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
+from ._base import _check, _enumerate, _index, _require_view, _Transaction
 from ._ffi import lib
-from .errors import NotFoundError, Status
-from ._base import _check, _enumerate
-from .sortkeys import sort_key
 from ._text import decode, encode
+from ._values import IndexPath, Row, ViewRow
+from .errors import Status
+from .mappings import Mappings
+from .notifications import CommitNotification, _NotificationList
+from .serializers import Serializer
+from .sortkeys import sort_key
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
 _ROW_HEADER = struct.Struct("=iiii")
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .mappings import IndexPath, Mappings
-    from .serializers import Serializer
-    from .store import CommitNotification, Database, ReadTransaction, ReadWriteTransaction, Row
 
 __all__ = [
     "Flavour",
@@ -118,17 +106,6 @@ def _flavour(value: FlavourLike) -> Flavour:
         return Flavour[str(value).upper()]
     except KeyError:
         raise ValueError(f"flavour must be 'key', 'object', 'metadata' or 'row', not {value!r}") from None
-
-
-class ViewRow(NamedTuple):
-    """A row as a view callback sees it: ``object`` is None unless the
-    callback's flavour reads the object; ``metadata`` is None unless it
-    reads the metadata and the row has some."""
-
-    collection: str
-    key: str
-    object: Any
-    metadata: Any
 
 
 class _Callback:
@@ -297,68 +274,20 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
     return definition, ctx
 
 
-def register_view(database: "Database", name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
-                  version_tag: str = "", persistent: bool = True,
-                  collections: Optional[Iterable[str]] = None) -> RegistrationOutcome:
-    encoded = encode(name, "view name")
-    definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
-                                      database.serializer, database.metadata_serializer)
-    # On failure C calls the destructor, which releases ctx, before returning.
-    _check(lib.ydb_view_register(database._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
-    outcome = c_int()
-    _check(lib.ydb_view_registration_outcome(database._handle, encoded, byref(outcome)))
-    return RegistrationOutcome(outcome.value)
-
-
-def set_view_definition(txn: "ReadWriteTransaction", name: str, grouping: Any, sorting: Any = None, *,
-                        key: Any = None, version_tag: str) -> None:
-    encoded = encode(name, "view name")
-    definition, ctx = view_definition(grouping, sorting, key, version_tag, True, None,
-                                      txn.connection.serializer, txn.connection.metadata_serializer)
-    # On failure C calls the destructor, which releases ctx, before returning.
-    _check(lib.ydb_view_set_definition(txn._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
-
-
-def registered_views(database: "Database") -> List[str]:
-    names: List[str] = []
-    _enumerate(lib.ydb_view_enumerate_registered, database._handle, each=lambda name: names.append(decode(name)))
-    return names
-
-
 # ---------------------------------------------------------------------------
 # Notifications
 # ---------------------------------------------------------------------------
 
-class _NotificationList:
-    """A temporary C list of Python notifications (for the list consumers)."""
-
-    def __init__(self, notifications: Iterable["CommitNotification"]) -> None:
-
-        handles = [n._handle for n in notifications]
-        array = (c_void_p * max(len(handles), 1))(*handles)
-        out = c_void_p()
-        _check(lib.ydb_notification_list_new(array, len(handles), byref(out)))
-        self.handle = out.value
-
-    def __enter__(self) -> int:
-        return self.handle  # type: ignore[return-value]
-
-    def __exit__(self, *exc: object) -> None:
-        lib.ydb_notification_list_free(self.handle)
-
-
-def has_view_changes(notifications: Iterable["CommitNotification"], view: str) -> bool:
+def has_view_changes(notifications: Iterable[CommitNotification], view: str) -> bool:
     """True when any of ``notifications`` changed view ``view``."""
-
     flag = c_int()
     with _NotificationList(notifications) as handle:
         _check(lib.ydb_view_has_changes(handle, encode(view, "view name"), byref(flag)))
     return bool(flag.value)
 
 
-def has_group_changes(notifications: Iterable["CommitNotification"], view: str, group: str) -> bool:
+def has_group_changes(notifications: Iterable[CommitNotification], view: str, group: str) -> bool:
     """True when any of ``notifications`` changed rows of ``group`` in ``view``."""
-
     flag = c_int()
     with _NotificationList(notifications) as handle:
         _check(lib.ydb_view_has_changes_in_group(handle, encode(view, "view name"),
@@ -369,22 +298,6 @@ def has_group_changes(notifications: Iterable["CommitNotification"], view: str, 
 # ---------------------------------------------------------------------------
 # Queries
 # ---------------------------------------------------------------------------
-
-def _index(value: int) -> Optional[int]:
-    """A Python index for C, or None for one that cannot exist (negative)."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"an index must be int, not {type(value).__name__}")
-    return value if value >= 0 else None
-
-
-def _require_view(transaction: "ReadTransaction", name: str) -> None:
-    """Raises NotFoundError (as C does) unless view ``name`` is registered
-    at ``transaction``'s snapshot."""
-    flag = c_int()
-    _check(lib.ydb_view_is_registered(transaction._handle, encode(name, "view name"), byref(flag)))
-    if not flag.value:
-        raise NotFoundError(f"no view named '{name}' is registered", Status.NOTFOUND)
-
 
 # A find's callback is a registry entry for the one call.
 _FIND_TRAMPOLINE = _callbacks.trampoline(_ffi.FIND_FN, failed=1)
@@ -398,13 +311,13 @@ class ViewTransaction:
     positions are one ``IndexPath`` / ``(section, row)``.
     """
 
-    def __init__(self, transaction: "ReadTransaction", name: str) -> None:
+    def __init__(self, transaction: _Transaction, name: str) -> None:
         self.transaction = transaction
         self.name = name
         self._name = encode(name, "view name")
 
     @classmethod
-    def _open(cls, transaction: "ReadTransaction", name: str) -> "ViewTransaction":
+    def _open(cls, transaction: _Transaction, name: str) -> "ViewTransaction":
         _require_view(transaction, name)
         return cls(transaction, name)
 
@@ -427,7 +340,6 @@ class ViewTransaction:
     @property
     def groups(self) -> List[str]:
         """Every non-empty group, in ascending order."""
-
         names: List[str] = []
         _enumerate(lib.ydb_view_enumerate_groups, self._handle, self._name,
                    each=lambda name: names.append(decode(name)))
@@ -461,7 +373,6 @@ class ViewTransaction:
         return bool(flag.value)
 
     def _size(self, function: Any) -> int:
-
         out = c_size_t()
         _check(function(self._handle, self._name, byref(out)))
         return out.value
@@ -469,7 +380,6 @@ class ViewTransaction:
     # -- rows by position --
 
     def _key(self, call: Callable[[Any, Any], int]) -> Optional[Tuple[str, str]]:
-
         collection, key = c_void_p(), c_void_p()
         status = call(byref(collection), byref(key))
         if status == Status.NOTFOUND:
@@ -495,10 +405,8 @@ class ViewTransaction:
         encoded = encode(group, "group")
         return self._key(lambda c, k: lib.ydb_view_last_key(self._handle, self._name, encoded, c, k))
 
-    def row_at(self, group: str, index: int) -> Optional["Row"]:
+    def row_at(self, group: str, index: int) -> Optional[Row]:
         """The object and metadata of the row at ``index`` of ``group``, or None."""
-        from .store import Row
-
         position = _index(index)
         if position is None:
             return None
@@ -524,7 +432,6 @@ class ViewTransaction:
     def position(self, collection: str, key: str) -> Optional[Tuple[str, int]]:
         """``(group, index)`` of row (collection, key), or None when the view
         does not hold it."""
-
         group, index = c_void_p(), c_size_t()
         status = lib.ydb_view_position(self._handle, self._name, encode(collection, "collection"),
                                        encode(key, "key"), byref(group), byref(index))
@@ -553,7 +460,6 @@ class ViewTransaction:
         """Calls ``body(collection, key, index)`` for the rows of ``group``
         with ``start <= index < stop``, backwards when ``reverse``; a truthy
         return stops. An exception in ``body`` stops and is re-raised."""
-
         lower, upper = self._bounds(start, stop)
         encoded = encode(group, "group")
         _enumerate(lib.ydb_view_enumerate_keys, self._handle, self._name, encoded, lower, upper,
@@ -572,7 +478,6 @@ class ViewTransaction:
                        start: int = 0, stop: Optional[int] = None, reverse: bool = False) -> None:
         """Like ``enumerate_keys`` with ``body(row, index)``, ``row`` a ViewRow
         with the object and metadata."""
-
         lower, upper = self._bounds(start, stop)
         encoded = encode(group, "group")
         txn = self.transaction
@@ -673,7 +578,6 @@ class ViewTransaction:
         (negative: the row is before the range wanted; positive: after),
         found by binary search; None when there is none. ``fn`` must agree
         with the group's order."""
-
         txn = self.transaction
 
         def classify(row: Any, out_order: Any) -> int:
@@ -692,7 +596,7 @@ class ViewTransaction:
 
     # -- rows by table position (with mappings) --
 
-    def key_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Optional[Tuple[str, str]]:
+    def key_at_index_path(self, index_path: Tuple[int, int], mappings: Mappings) -> Optional[Tuple[str, str]]:
         """``(collection, key)`` shown at ``(section, row)``, or None."""
         section, row = index_path
         if _index(section) is None or _index(row) is None:
@@ -701,8 +605,7 @@ class ViewTransaction:
                                                                      section, row, c, k))
 
     def _blob_at_index_path(self, function: Any, index_path: Tuple[int, int],
-                            mappings: "Mappings") -> Optional[bytes]:
-
+                            mappings: Mappings) -> Optional[bytes]:
         section, row = index_path
         if _index(section) is None or _index(row) is None:
             return None
@@ -713,20 +616,18 @@ class ViewTransaction:
         _check(status)
         return _ffi.take_blob(data, size)
 
-    def object_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+    def object_at_index_path(self, index_path: Tuple[int, int], mappings: Mappings) -> Any:
         """Returns the object shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load(
             self._blob_at_index_path(lib.ydb_view_object_at_index_path, index_path, mappings))
 
-    def metadata_at_index_path(self, index_path: Tuple[int, int], mappings: "Mappings") -> Any:
+    def metadata_at_index_path(self, index_path: Tuple[int, int], mappings: Mappings) -> Any:
         """Returns the metadata shown at ``(section, row)`` of ``mappings``, or None."""
         return self.transaction._load_metadata(
             self._blob_at_index_path(lib.ydb_view_metadata_at_index_path, index_path, mappings))
 
-    def index_path_for_key(self, collection: str, key: str, mappings: "Mappings") -> Optional["IndexPath"]:
+    def index_path_for_key(self, collection: str, key: str, mappings: Mappings) -> Optional[IndexPath]:
         """Where row (collection, key) is shown, or None."""
-        from .mappings import IndexPath
-
         section, row = c_size_t(), c_size_t()
         status = lib.ydb_view_index_path_for_key(self._handle, mappings._live_handle,
                                                  encode(collection, "collection"), encode(key, "key"),
