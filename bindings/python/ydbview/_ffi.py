@@ -111,7 +111,31 @@ class RangeOptionsStruct(Structure):
     ]
 
 
+class RowChangeStruct(Structure):
+    """``ydb_row_change``: one row change of a changeset, read with one call."""
+
+    _fields_ = [
+        ("type", c_int),
+        ("changes", c_uint),
+        ("section", c_size_t),
+        ("row", c_size_t),
+        ("new_section", c_size_t),
+        ("new_row", c_size_t),
+        ("original_section", c_size_t),
+        ("original_row", c_size_t),
+        ("final_section", c_size_t),
+        ("final_row", c_size_t),
+        ("original_group", c_char_p),
+        ("final_group", c_char_p),
+        ("collection", c_char_p),
+        ("key", c_char_p),
+    ]
+
+
+#: ``stop`` of an enumeration that goes to the end of the group.
 INDEX_END = ctypes.c_size_t(-1).value
+#: ``YDB_NO_INDEX``: an index or index path a row change does not have.
+NO_INDEX = ctypes.c_size_t(-1).value
 
 _handle_out = POINTER(c_void_p)
 _size_out = POINTER(c_size_t)
@@ -294,16 +318,7 @@ _SIGNATURES = {
     "ydb_changeset_section_change": (
         c_int, [c_void_p, c_size_t, _int_out, _size_out, POINTER(c_char_p)]),
     "ydb_changeset_row_change_count": (c_int, [c_void_p, _size_out]),
-    "ydb_changeset_row_type": (c_int, [c_void_p, c_size_t, _int_out]),
-    "ydb_changeset_row_index_path": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
-    "ydb_changeset_row_new_index_path": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
-    "ydb_changeset_row_original_position": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
-    "ydb_changeset_row_final_position": (c_int, [c_void_p, c_size_t, _size_out, _size_out]),
-    "ydb_changeset_row_original_group": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
-    "ydb_changeset_row_final_group": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
-    "ydb_changeset_row_changes": (c_int, [c_void_p, c_size_t, POINTER(c_uint)]),
-    "ydb_changeset_row_collection": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
-    "ydb_changeset_row_key": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
+    "ydb_changeset_row": (c_int, [c_void_p, c_size_t, POINTER(RowChangeStruct)]),
 }
 
 

@@ -21,7 +21,7 @@ never corrupts memory, but the answers then depend on timing.
 from __future__ import annotations
 
 import enum
-from ctypes import byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
@@ -213,45 +213,38 @@ def _read_changeset(handle: int) -> Changeset:
         _check(lib.ydb_changeset_section_change(handle, i, byref(kind), byref(index), byref(group)))
         sections.append(ViewSectionChange(SectionChangeType(kind.value), index.value, decode(group.value)))
     _check(lib.ydb_changeset_row_change_count(handle, byref(count)))
+    change = _ffi.RowChangeStruct()
     rows = []
     for i in range(count.value):
-        kind = c_int()
-        _check(lib.ydb_changeset_row_type(handle, i, byref(kind)))
-        flags = c_uint()
-        _check(lib.ydb_changeset_row_changes(handle, i, byref(flags)))
-
-        def path(function: Any) -> Optional[IndexPath]:
-            section, row = c_size_t(), c_size_t()
-            status = function(handle, i, byref(section), byref(row))
-            if status == Status.NOTFOUND:
-                return None
-            _check(status)
-            return IndexPath(section.value, row.value)
-
-        def text(function: Any) -> Optional[str]:
-            out = c_char_p()
-            status = function(handle, i, byref(out))
-            if status == Status.NOTFOUND:
-                return None
-            _check(status)
-            return decode(out.value)
-
-        original = path(lib.ydb_changeset_row_original_position)
-        final = path(lib.ydb_changeset_row_final_position)
+        _check(lib.ydb_changeset_row(handle, i, byref(change)))  # one call a change
         rows.append(ViewRowChange(
-            type=ChangeType(kind.value),
-            index_path=path(lib.ydb_changeset_row_index_path),
-            new_index_path=path(lib.ydb_changeset_row_new_index_path),
-            original_group=text(lib.ydb_changeset_row_original_group),
-            final_group=text(lib.ydb_changeset_row_final_group),
-            original_section=None if original is None else original.section,
-            original_index=None if original is None else original.row,
-            final_section=None if final is None else final.section,
-            final_index=None if final is None else final.row,
-            changes=ChangeFlags(flags.value),
-            collection=text(lib.ydb_changeset_row_collection),
-            key=text(lib.ydb_changeset_row_key)))
+            type=ChangeType(change.type),
+            index_path=_index_path_or_none(change.section, change.row),
+            new_index_path=_index_path_or_none(change.new_section, change.new_row),
+            original_group=_text_or_none(change.original_group),
+            final_group=_text_or_none(change.final_group),
+            original_section=_index_or_none(change.original_section),
+            original_index=_index_or_none(change.original_row),
+            final_section=_index_or_none(change.final_section),
+            final_index=_index_or_none(change.final_row),
+            changes=ChangeFlags(change.changes),
+            collection=_text_or_none(change.collection),
+            key=_text_or_none(change.key)))
     return Changeset(sections, rows)
+
+
+# What a row change lacks, C gives as YDB_NO_INDEX or NULL; Python as None.
+
+def _index_or_none(index: int) -> Optional[int]:
+    return None if index == _ffi.NO_INDEX else index
+
+
+def _index_path_or_none(section: int, row: int) -> Optional[IndexPath]:
+    return None if section == _ffi.NO_INDEX else IndexPath(section, row)
+
+
+def _text_or_none(raw: Optional[bytes]) -> Optional[str]:
+    return None if raw is None else decode(raw)
 
 
 # ---------------------------------------------------------------------------
