@@ -103,9 +103,11 @@ def take() -> List[BaseException]:
     """The exceptions callbacks raised on this thread during the C call that
     just returned, oldest first; forgets them."""
     kept = _kept.exceptions
-    if kept:
-        _kept.exceptions = []
-    return kept
+    if not kept:
+        return []
+    taken = list(kept)
+    kept.clear()  # in place: a trampoline further out may hold this list (see run)
+    return taken
 
 
 def trampoline(fn_type: Any, failed: Any, call: Optional[Callable[..., Any]] = None) -> Any:
@@ -115,16 +117,22 @@ def trampoline(fn_type: Any, failed: Any, call: Optional[Callable[..., Any]] = N
     and C gets ``failed``."""
 
     def run(ctx: Optional[int], *args: Any) -> Any:
-        outer = _kept.exceptions
-        _kept.exceptions = []
+        kept = _kept.exceptions
+        # Exceptions already kept for the running C call wait in `kept` while
+        # this callback makes calls of its own. Only then is there a new list:
+        # a callback usually starts with none kept, and this runs per comparison.
+        set_aside = bool(kept)
+        if set_aside:
+            _kept.exceptions = []
         try:
             # No lock: a dict lookup is atomic, and C calls no entry after releasing it.
             entry = _entries[ctx or 0]
             return entry(*args) if call is None else call(entry, *args)
         except BaseException as exc:  # noqa: B902 - nothing may reach C
-            outer.append(exc)
+            kept.append(exc)
             return failed
         finally:
-            _kept.exceptions = outer
+            if set_aside:
+                _kept.exceptions = kept
 
     return fn_type(run)

@@ -194,18 +194,19 @@ def _order(value: Any) -> int:
 
 
 class _ViewCallbacks:
-    """The registry entry of one view: its grouping and sorting, and the
-    serializers its rows are read with."""
+    """The registry entry of one view: its grouping and sorting, and how its
+    rows' objects and metadata are deserialized."""
 
     def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: Serializer,
                  metadata_serializer: Serializer) -> None:
         self.grouping = grouping
         self.sorting = sorting
-        self.serializer = serializer
-        self.metadata_serializer = metadata_serializer
+        # Bound once: a sorting runs for every comparison.
+        self.load = serializer.deserialize
+        self.load_metadata = metadata_serializer.deserialize
 
     def _row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
-        return _view_row(raw, self.serializer.deserialize, self.metadata_serializer.deserialize)
+        return _view_row(raw, self.load, self.load_metadata)
 
     def group(self, row: Any, result: Optional[int]) -> int:
         group = self.grouping.fn(self._row(row.contents))
