@@ -78,23 +78,18 @@ public func ydb_txn_is_read_write(_ handle: OpaquePointer?, _ outFlag: UnsafeMut
 
 // MARK: - Reading
 
-/// Stores an owned copy of `data` (or clears the outputs for nil).
+/// An owned copy of a row's object or metadata, or YDB_NOTFOUND.
 private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                      _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                      _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
                      _ read: (ReadTransaction, String, String) throws -> [UInt8]?) -> Int32 {
-    run {
-        let data = try required(outData, "out_\(what)")
-        let size = try required(outSize, "out_size")
-        data.pointee = nil
-        size.pointee = 0
+    answer(Out(outData, "out_\(what)"), Out(outSize, "out_size")) {
         let txn = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
-        guard let blob = try read(txn, collectionName, keyName) else {
-            throw YDBError(.notFound, "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
-        }
-        try storeOwned(blob, data, size)
+        let blob = try found(try read(txn, collectionName, keyName),
+                             "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
+        return (try mallocCopy(blob), UInt(blob.count))
     }
 }
 

@@ -286,15 +286,13 @@ public func ydb_view_register(_ databaseHandle: OpaquePointer?, _ name: UnsafePo
 @_cdecl("ydb_view_registration_outcome")
 public func ydb_view_registration_outcome(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                           _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outOutcome, "out_outcome")
-        out.pointee = 0
+    answer(outOutcome, "out_outcome") {
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         let viewName = try string(name, "view name")
         guard let outcome = database.database.registrationOutcome(ofView: viewName) else {
             throw YDBError(.notFound, "no view named '\(viewName)' is registered")
         }
-        out.pointee = outcome.rawValue
+        return outcome.rawValue
     }
 }
 
@@ -359,19 +357,6 @@ func noRow(_ group: String, _ index: UInt) -> YDBError {
     YDBError(.notFound, "no row at index \(index) of group '\(group)'")
 }
 
-/// Stores owned copies of a row key's collection and key.
-func storeKey(_ rowKey: RowKey, _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-              _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) throws {
-    let collection = try mallocString(rowKey.collection)
-    do {
-        outKey.pointee = try mallocString(rowKey.key)
-    } catch {
-        free(collection)
-        throw error
-    }
-    outCollection.pointee = collection
-}
-
 @_cdecl("ydb_view_is_registered")
 public func ydb_view_is_registered(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                    _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
@@ -381,22 +366,16 @@ public func ydb_view_is_registered(_ handle: OpaquePointer?, _ view: UnsafePoint
 @_cdecl("ydb_view_version_tag")
 public func ydb_view_version_tag(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                  _ outTag: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    run {
-        let out = try required(outTag, "out_tag")
-        out.pointee = nil
+    answer(outTag, "out_tag") {
         let tag = try withView(handle, view) { try $0.versionTag }
-        out.pointee = try mallocString(tag)
+        return try mallocString(tag)
     }
 }
 
 @_cdecl("ydb_view_group_count")
 public func ydb_view_group_count(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                  _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try withView(handle, view) { try $0.numberOfGroups() })
-    }
+    answer(outCount, "out_count") { UInt(try withView(handle, view) { try $0.numberOfGroups() }) }
 }
 
 @_cdecl("ydb_view_enumerate_groups")
@@ -414,43 +393,31 @@ public func ydb_view_enumerate_groups(_ handle: OpaquePointer?, _ view: UnsafePo
 @_cdecl("ydb_view_has_group")
 public func ydb_view_has_group(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                _ group: UnsafePointer<CChar>?, _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
+    answer(outFlag, "out_flag") {
         let groupName = try string(group, "group")
-        out.pointee = try withView(handle, view) { try $0.hasGroup(groupName) } ? 1 : 0
+        return try withView(handle, view) { try $0.hasGroup(groupName) } ? 1 : 0
     }
 }
 
 @_cdecl("ydb_view_count_in_group")
 public func ydb_view_count_in_group(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                     _ group: UnsafePointer<CChar>?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
+    answer(outCount, "out_count") {
         let groupName = try string(group, "group")
-        out.pointee = UInt(try withView(handle, view) { try $0.numberOfItems(inGroup: groupName) })
+        return UInt(try withView(handle, view) { try $0.numberOfItems(inGroup: groupName) })
     }
 }
 
 @_cdecl("ydb_view_count_all")
 public func ydb_view_count_all(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let out = try required(outCount, "out_count")
-        out.pointee = 0
-        out.pointee = UInt(try withView(handle, view) { try $0.numberOfItemsInAllGroups() })
-    }
+    answer(outCount, "out_count") { UInt(try withView(handle, view) { try $0.numberOfItemsInAllGroups() }) }
 }
 
 @_cdecl("ydb_view_is_empty")
 public func ydb_view_is_empty(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                               _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
-        out.pointee = try withView(handle, view) { try $0.isEmpty() } ? 1 : 0
-    }
+    answer(outFlag, "out_flag") { try withView(handle, view) { try $0.isEmpty() } ? 1 : 0 }
 }
 
 private enum KeyPosition {
@@ -461,11 +428,7 @@ private func keyAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ gr
                    _ position: KeyPosition,
                    _ outCollection: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                    _ outKey: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    run {
-        let collectionOut = try required(outCollection, "out_collection")
-        let keyOut = try required(outKey, "out_key")
-        collectionOut.pointee = nil
-        keyOut.pointee = nil
+    answer(Out(outCollection, "out_collection"), Out(outKey, "out_key")) {
         let groupName = try string(group, "group")
         let rowKey = try withView(handle, view) { viewTransaction -> RowKey? in
             let count = try viewTransaction.numberOfItems(inGroup: groupName)
@@ -484,7 +447,7 @@ private func keyAt(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ gr
             case .first, .last: throw YDBError(.notFound, "group '\(groupName)' has no rows")
             }
         }
-        try storeKey(rowKey, collectionOut, keyOut)
+        return try mallocStrings(rowKey)
     }
 }
 
@@ -528,12 +491,9 @@ public func ydb_view_object_at(_ handle: OpaquePointer?, _ view: UnsafePointer<C
                                _ group: UnsafePointer<CChar>?, _ position: UInt,
                                _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let object = try required(outObject, "out_object")
-        let size = try required(outSize, "out_size")
-        object.pointee = nil
-        size.pointee = 0
-        try storeOwned(try rowAt(handle, view, group, position).object, object, size)
+    answer(Out(outObject, "out_object"), Out(outSize, "out_size")) {
+        let object = try rowAt(handle, view, group, position).object
+        return (try mallocCopy(object), UInt(object.count))
     }
 }
 
@@ -542,16 +502,10 @@ public func ydb_view_metadata_at(_ handle: OpaquePointer?, _ view: UnsafePointer
                                  _ group: UnsafePointer<CChar>?, _ position: UInt,
                                  _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                  _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let metadata = try required(outMetadata, "out_metadata")
-        let size = try required(outSize, "out_size")
-        metadata.pointee = nil
-        size.pointee = 0
-        let row = try rowAt(handle, view, group, position)
-        guard let bytes = row.metadata else {
-            throw YDBError(.notFound, "the row at index \(position) has no metadata")
-        }
-        try storeOwned(bytes, metadata, size)
+    answer(Out(outMetadata, "out_metadata"), Out(outSize, "out_size")) {
+        let metadata = try found(try rowAt(handle, view, group, position).metadata,
+                                 "the row at index \(position) has no metadata")
+        return (try mallocCopy(metadata), UInt(metadata.count))
     }
 }
 
@@ -574,19 +528,12 @@ public func ydb_view_position(_ handle: OpaquePointer?, _ view: UnsafePointer<CC
                               _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                               _ outGroup: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                               _ outIndex: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let group = try required(outGroup, "out_group")
-        let position = try required(outIndex, "out_index")
-        group.pointee = nil
-        position.pointee = 0
+    answer(Out(outGroup, "out_group"), Out(outIndex, "out_index")) {
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
-        let found = try withView(handle, view) { try $0.position(forKey: keyName, inCollection: collectionName) }
-        guard let found else {
-            throw YDBError(.notFound, "the view does not hold key \"\(keyName)\" of collection \"\(collectionName)\"")
-        }
-        group.pointee = try mallocString(found.group)
-        position.pointee = UInt(found.index)
+        let position = try found(try withView(handle, view) { try $0.position(forKey: keyName, inCollection: collectionName) },
+                                 "the view does not hold key \"\(keyName)\" of collection \"\(collectionName)\"")
+        return (try mallocString(position.group), UInt(position.index))
     }
 }
 
@@ -656,13 +603,7 @@ public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<C
                                _ group: UnsafePointer<CChar>?, _ start: UInt, _ end: UInt, _ reverse: Int32,
                                _ outBuffer: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                _ outSize: UnsafeMutablePointer<UInt>?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let buffer = try required(outBuffer, "out_buffer")
-        let size = try required(outSize, "out_size")
-        let count = try required(outCount, "out_count")
-        buffer.pointee = nil
-        size.pointee = 0
-        count.pointee = 0
+    answer(Out(outBuffer, "out_buffer"), Out(outSize, "out_size"), Out(outCount, "out_count")) {
         let groupName = try string(group, "group")
         let range = try indexRange(start, end)
         var packed: [UInt8] = []
@@ -685,9 +626,7 @@ public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<C
                 rows += 1
             }
         }
-        buffer.pointee = try mallocCopy(packed)
-        size.pointee = UInt(packed.count)
-        count.pointee = rows
+        return (try mallocCopy(packed), UInt(packed.count), rows)
     }
 }
 
@@ -695,11 +634,7 @@ public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<C
 public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?,
                           _ findFlavour: Int32, _ callback: CFindCallback?, _ ctx: UnsafeMutableRawPointer?,
                           _ outStart: UnsafeMutablePointer<UInt>?, _ outEnd: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let start = try required(outStart, "out_start")
-        let end = try required(outEnd, "out_end")
-        start.pointee = 0
-        end.pointee = 0
+    answer(Out(outStart, "out_start"), Out(outEnd, "out_end")) {
         let groupName = try string(group, "group")
         guard let callback else { throw YDBError(.invalidArgument, "find callback is NULL") }
         let find = ViewFind(flavour: try flavour(findFlavour, "flavour")) { row in
@@ -708,10 +643,9 @@ public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>
             if status != 0 { throw YDBError(.callbackFailed, "find callback failed (returned \(status))") }
             return order(result)
         }
-        let range = try withView(handle, view) { try $0.find(inGroup: groupName, using: find) }
-        guard let range else { throw YDBError(.notFound, "no row of group '\(groupName)' matches") }
-        start.pointee = UInt(range.lowerBound)
-        end.pointee = UInt(range.upperBound)
+        let range = try found(try withView(handle, view) { try $0.find(inGroup: groupName, using: find) },
+                              "no row of group '\(groupName)' matches")
+        return (UInt(range.lowerBound), UInt(range.upperBound))
     }
 }
 
@@ -724,11 +658,9 @@ private func notifications(_ handle: OpaquePointer?) throws -> [CommitNotificati
 @_cdecl("ydb_view_has_changes")
 public func ydb_view_has_changes(_ list: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                  _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
+    answer(outFlag, "out_flag") {
         let items = try notifications(list)
-        out.pointee = items.hasChanges(forView: try string(view, "view name")) ? 1 : 0
+        return items.hasChanges(forView: try string(view, "view name")) ? 1 : 0
     }
 }
 
@@ -736,11 +668,9 @@ public func ydb_view_has_changes(_ list: OpaquePointer?, _ view: UnsafePointer<C
 public func ydb_view_has_changes_in_group(_ list: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                           _ group: UnsafePointer<CChar>?,
                                           _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    run {
-        let out = try required(outFlag, "out_flag")
-        out.pointee = 0
+    answer(outFlag, "out_flag") {
         let items = try notifications(list)
         let viewName = try string(view, "view name")
-        out.pointee = items.hasChanges(forGroup: try string(group, "group"), inView: viewName) ? 1 : 0
+        return items.hasChanges(forGroup: try string(group, "group"), inView: viewName) ? 1 : 0
     }
 }
