@@ -12,18 +12,6 @@ struct DemoOptions {
     var quiet = false
 }
 
-/// SplitMix64: tiny, seedable, the same sequence on every machine.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
 /// and sorts by score (lower is better), so both callbacks read only the
 /// object. Scores are decimals so that a book can always be given a score
@@ -81,7 +69,7 @@ struct Demo {
 
     init(_ options: DemoOptions) throws {
         self.options = options
-        random = SeededGenerator(state: options.seed)
+        random = SeededGenerator(seed: options.seed)
         database = try Database(path: nil)
         writer = try database.newConnection()
         reader = try database.newConnection()
