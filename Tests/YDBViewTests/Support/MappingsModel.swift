@@ -67,7 +67,7 @@ struct MappingsModel {
     var reversed: Set<String> = []
     var visible: [String] = []
     var consolidatedName: String?
-    var table = Table(names: [], sections: [])
+    var table = Table(groups: [], sections: [])
 
     init(config: MappingsConfig, contents: FakeContents) {
         groups = config.staticGroups ?? contents.groupNames.filter { !$0.hasPrefix("x") }.sorted()
@@ -108,9 +108,9 @@ struct MappingsModel {
             tableSections.append(shown[group]!.map { contents.rowid(at: $0, inGroup: group)! })
         }
         if let consolidatedName {
-            table = Table(names: [consolidatedName], sections: [tableSections.flatMap { $0 }])
+            table = Table(groups: [consolidatedName], sections: [tableSections.flatMap { $0 }])
         } else {
-            table = Table(names: visible, sections: tableSections)
+            table = Table(groups: visible, sections: tableSections)
         }
     }
 
