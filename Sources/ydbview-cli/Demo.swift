@@ -12,18 +12,6 @@ struct DemoOptions {
     var quiet = false
 }
 
-/// SplitMix64: tiny, seedable, the same sequence on every machine.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
 /// and sorts by score (lower is better), so both callbacks read only the
 /// object. Scores are decimals so that a book can always be given a score
@@ -81,7 +69,7 @@ struct Demo {
 
     init(_ options: DemoOptions) throws {
         self.options = options
-        random = SeededGenerator(state: options.seed)
+        random = SeededGenerator(seed: options.seed)
         database = try Database(path: nil)
         writer = try database.newConnection()
         reader = try database.newConnection()
@@ -298,6 +286,11 @@ struct Demo {
         var groups: [String]
         var rows: [[String]]     // keys
         var titles: [String: String]
+
+        /// The rows as the batch-update checker names them.
+        var rowKeys: BatchUpdate<RowKey>.Table {
+            BatchUpdate.Table(groups: groups, sections: rows.map { $0.map { RowKey(collection: "books", key: $0) } })
+        }
     }
 
     func currentTable() throws -> Table {
@@ -404,38 +397,11 @@ struct Demo {
     /// Applies `changeset` to `old` with UITableView batch-update rules and
     /// compares the result with `new`.
     func check(_ changeset: Changeset, from old: Table, to new: Table, commit: Int) throws {
-        func fail(_ why: String) -> ReplayError {
-            ReplayError(description: "commit \(commit): the changeset does not turn the old table into the new one: \(why)")
+        do {
+            try BatchUpdate<RowKey>(changeset).check(from: old.rowKeys, to: new.rowKeys)
+        } catch {
+            throw ReplayError(description: "commit \(commit): the changeset does not turn the old table into "
+                              + "the new one: \(error)")
         }
-        var sections: [[String?]] = old.rows.map { $0.map { Optional($0) } }
-        var names: [String?] = old.groups
-        for change in changeset.rowChanges where change.type == .delete || change.type == .move {
-            guard let path = change.indexPath, sections.indices.contains(path.section),
-                  sections[path.section].indices.contains(path.row) else { throw fail("bad original path") }
-            sections[path.section][path.row] = nil
-        }
-        for change in changeset.sectionChanges where change.type == .delete { names[change.index] = nil }
-        var kept: [(String, [String])] = []
-        for (name, rows) in zip(names, sections) {
-            guard let name else {
-                if rows.contains(where: { $0 != nil }) { throw fail("a deleted section still has rows") }
-                continue
-            }
-            kept.append((name, rows.compactMap { $0 }))
-        }
-        for change in changeset.sectionChanges where change.type == .insert {
-            guard change.index <= kept.count else { throw fail("section insert out of range") }
-            kept.insert((change.group, []), at: change.index)
-        }
-        let arrivals = changeset.rowChanges.filter { $0.type == .insert || $0.type == .move }
-            .sorted { $0.newIndexPath! < $1.newIndexPath! }
-        for change in arrivals {
-            let path = change.newIndexPath!
-            guard kept.indices.contains(path.section), path.row <= kept[path.section].1.count,
-                  new.rows.indices.contains(path.section), new.rows[path.section].indices.contains(path.row)
-            else { throw fail("bad final path \(path)") }
-            kept[path.section].1.insert(new.rows[path.section][path.row], at: path.row)
-        }
-        guard kept.map(\.0) == new.groups, kept.map(\.1) == new.rows else { throw fail("tables differ") }
     }
 }

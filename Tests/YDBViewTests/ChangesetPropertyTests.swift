@@ -59,7 +59,7 @@ final class ChangesetPropertyTests: XCTestCase {
             guard mappings.snapshotOfLastUpdate == view.snapshot else { throw OracleFailure(description: "snapshot not moved\n\(context)") }
             if !changeset.isEmpty && !hasChanges { throw OracleFailure(description: "hasChanges false\n\(context)") }
             let applied: Table
-            do { applied = try TableOracle.apply(changeset, to: oldTable) } catch {
+            do { applied = try BatchUpdate(changeset).apply(to: oldTable) } catch {
                 throw OracleFailure(description: "\(error)\n\(context)")
             }
             guard applied == newTable else {
@@ -204,4 +204,9 @@ final class ChangesetPropertyTests: XCTestCase {
         XCTAssertEqual(try mappings.changes(for: [] as [ViewCommitLog]), Changeset())
         XCTAssertThrowsError(try Mappings(groups: ["a"], view: "other").changes(for: [first]))
     }
+}
+
+/// A broken changeset property, with the seed's context.
+struct OracleFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -185,7 +185,7 @@ final class EngineRandomTests: XCTestCase {
                 let context = "seed \(seed) round \(round)\nconfig \(config)\nold \(oldTable)\nnew \(newTable)\nchangeset \(changeset.sectionChanges) \(changeset.rowChanges)"
                 XCTAssertEqual(mappings.snapshotOfLastUpdate, database.snapshot, context)
                 do {
-                    let applied = try TableOracle.apply(changeset, to: oldTable)
+                    let applied = try BatchUpdate(changeset).apply(to: oldTable)
                     guard applied == newTable else {
                         XCTFail("applied \(applied)\n\(context)")
                         return

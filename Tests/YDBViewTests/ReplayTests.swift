@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import YDBView
 
 /// Runs the built `ydbview` executable (`ydbview-cli`, next to the test
 /// bundle) on the scenario files of `Tests/Scenarios`: each output must equal
@@ -181,119 +182,70 @@ final class ReplayTests: XCTestCase {
 
     // MARK: Changeset validity
 
-    /// A table as a STATE shows it: section groups and their [collection, key] items.
-    struct Table: Equatable {
-        var groups: [String]
-        var items: [[[String]]]
-
-        init(state: [String: Any]) throws {
-            let sections = try XCTUnwrap(state["sections"] as? [[String: Any]])
-            groups = try sections.map { try XCTUnwrap($0["group"] as? String) }
-            items = try sections.map { try XCTUnwrap($0["items"] as? [[String]]) }
-            for (section, rows) in zip(sections, items) { XCTAssertEqual(section["count"] as? Int, rows.count) }
-        }
-    }
-
-    /// Applies each changeset to the previous state's table with UITableView
-    /// batch-update rules and checks that the result is the next state's table:
-    /// row deletes and moves-out at original paths, section deletes, then
-    /// section inserts and row inserts/moves-in at final paths in ascending
-    /// order; updates at original paths of rows that stay. A change that names
-    /// its row must point at that row.
+    /// Applies each changeset to the previous state's table with the
+    /// batch-update checker (`BatchUpdate`, which the demo and the engine
+    /// tests use too) and checks that the result is the next state's table.
+    /// A change that names its row must point at that row.
     func assertChangesetsAreValid(_ document: Any, name: String) throws {
         let root = try XCTUnwrap(document as? [String: Any], name)
-        var table = try Table(state: try XCTUnwrap(root["initial"] as? [String: Any]))
+        var table = try Self.table(shownBy: root["initial"])
         for (step, change) in try XCTUnwrap(root["changes"] as? [[String: Any]]).enumerated() {
-            let next = try Table(state: try XCTUnwrap(change["state"] as? [String: Any]))
-            let context = "\(name) changes[\(step)]"
-            let sectionChanges = try XCTUnwrap(change["section_changes"] as? [[String: Any]])
-            let rowChanges = try XCTUnwrap(change["row_changes"] as? [[String: Any]])
-            func path(_ value: Any?) -> (Int, Int)? {
-                guard let pair = value as? [Int], pair.count == 2 else { return nil }
-                return (pair[0], pair[1])
+            let next = try Self.table(shownBy: change["state"])
+            do {
+                try Self.batchUpdate(describedBy: change).check(from: table, to: next)
+            } catch {
+                XCTFail("\(name) changes[\(step)]: \(error)")
+                return
             }
-            func named(_ change: [String: Any]) -> [String]? {
-                guard let collection = change["collection"] as? String, let key = change["key"] as? String else {
-                    return nil
-                }
-                return [collection, key]
-            }
-            var seen = Set<[String]>()
-            for change in rowChanges {
-                if let row = named(change) {
-                    XCTAssertTrue(seen.insert(row).inserted, "\(context): two changes for \(row)")
-                }
-            }
-            // Removals at original paths.
-            var rows: [[[String]?]] = table.items.map { $0.map { Optional($0) } }
-            var movedOut: [String: [String]] = [:]   // "s,r" of the final path -> item
-            for change in rowChanges {
-                let type = change["type"] as? String
-                guard type == "delete" || type == "move" || type == "update" else { continue }
-                guard let (section, row) = path(change["index_path"]), rows.indices.contains(section),
-                      rows[section].indices.contains(row) else {
-                    XCTFail("\(context): \(type ?? "?") has a bad index_path \(change)")
-                    return
-                }
-                guard let item = rows[section][row] else {
-                    XCTFail("\(context): row [\(section), \(row)] changed twice")
-                    return
-                }
-                if let key = named(change) { XCTAssertEqual(item, key, "\(context): \(change) names another row") }
-                if type == "update" {
-                    let deletedSection = sectionChanges.contains {
-                        $0["type"] as? String == "delete" && $0["index"] as? Int == section
-                    }
-                    XCTAssertFalse(deletedSection, "\(context): update in a deleted section")
-                    continue
-                }
-                rows[section][row] = nil
-                if type == "move", let (toSection, toRow) = path(change["new_index_path"]) {
-                    movedOut["\(toSection),\(toRow)"] = item
-                }
-            }
-            var groups: [String?] = table.groups
-            for change in sectionChanges where change["type"] as? String == "delete" {
-                let index = try XCTUnwrap(change["index"] as? Int)
-                XCTAssertTrue(groups.indices.contains(index), "\(context): section delete \(index) out of range")
-                guard groups.indices.contains(index) else { return }
-                XCTAssertEqual(groups[index], change["group"] as? String, "\(context)")
-                XCTAssertTrue(rows[index].allSatisfy { $0 == nil }, "\(context): deleted section \(index) keeps rows")
-                groups[index] = nil
-            }
-            var result: [(String, [[String]])] = zip(groups, rows).compactMap { group, rows in
-                group.map { ($0, rows.compactMap { $0 }) }
-            }
-            let inserts = sectionChanges.filter { $0["type"] as? String == "insert" }
-                .sorted { ($0["index"] as? Int ?? 0) < ($1["index"] as? Int ?? 0) }
-            for change in inserts {
-                let index = try XCTUnwrap(change["index"] as? Int)
-                XCTAssertLessThanOrEqual(index, result.count, "\(context): section insert \(index) out of range")
-                guard index <= result.count else { return }
-                result.insert((try XCTUnwrap(change["group"] as? String), []), at: index)
-            }
-            // Arrivals at final paths, ascending.
-            let arrivals = rowChanges.filter { ["insert", "move"].contains($0["type"] as? String) }
-                .compactMap { change in path(change["new_index_path"]).map { (change, $0) } }
-                .sorted { ($0.1.0, $0.1.1) < ($1.1.0, $1.1.1) }
-            XCTAssertEqual(arrivals.count, rowChanges.filter { ["insert", "move"].contains($0["type"] as? String) }.count,
-                           "\(context): an insert or move without new_index_path")
-            for (change, (section, row)) in arrivals {
-                guard result.indices.contains(section), row <= result[section].1.count,
-                      next.items.indices.contains(section), next.items[section].indices.contains(row) else {
-                    XCTFail("\(context): bad new_index_path [\(section), \(row)] in \(change)")
-                    return
-                }
-                let item = next.items[section][row]
-                if let key = named(change) { XCTAssertEqual(item, key, "\(context): \(change) lands on another row") }
-                if change["type"] as? String == "move" {
-                    XCTAssertEqual(movedOut["\(section),\(row)"], item, "\(context): a move changes its row")
-                }
-                result[section].1.insert(item, at: row)
-            }
-            XCTAssertEqual(result.map(\.0), next.groups, "\(context): sections after applying the changeset")
-            XCTAssertEqual(result.map(\.1), next.items, "\(context): rows after applying the changeset")
             table = next
         }
     }
+
+    /// The table a STATE shows: section groups and their [collection, key] items.
+    static func table(shownBy state: Any?) throws -> BatchUpdate<RowKey>.Table {
+        let sections = try XCTUnwrap((state as? [String: Any])?["sections"] as? [[String: Any]])
+        let groups = try sections.map { try XCTUnwrap($0["group"] as? String) }
+        let items = try sections.map { try XCTUnwrap($0["items"] as? [[String]]) }
+        for (section, rows) in zip(sections, items) { XCTAssertEqual(section["count"] as? Int, rows.count) }
+        return BatchUpdate.Table(groups: groups, sections: try items.map { rows in
+            try rows.map { item in
+                guard item.count == 2 else { throw ReplayFailure(description: "item \(item) is not [collection, key]") }
+                return RowKey(collection: item[0], key: item[1])
+            }
+        })
+    }
+
+    /// The batch update an output's `section_changes` and `row_changes`
+    /// describe; a row change names its row when it has a collection and key.
+    static func batchUpdate(describedBy change: [String: Any]) throws -> BatchUpdate<RowKey> {
+        func path(_ value: Any?) throws -> TableIndexPath? {
+            guard let value, !(value is NSNull) else { return nil }
+            guard let pair = value as? [Int], pair.count == 2 else {
+                throw ReplayFailure(description: "\(value) is not an index path [section, row]")
+            }
+            return TableIndexPath(section: pair[0], row: pair[1])
+        }
+        let sectionChanges = try XCTUnwrap(change["section_changes"] as? [[String: Any]]).map { section in
+            let types: [String: SectionChange.Kind] = ["insert": .insert, "delete": .delete]
+            return SectionChange(type: try XCTUnwrap(types[section["type"] as? String ?? ""], "\(section)"),
+                                 index: try XCTUnwrap(section["index"] as? Int, "\(section)"),
+                                 group: try XCTUnwrap(section["group"] as? String, "\(section)"))
+        }
+        let rowChanges = try XCTUnwrap(change["row_changes"] as? [[String: Any]]).map { row in
+            let types: [String: RowChange.Kind] = ["insert": .insert, "delete": .delete, "move": .move, "update": .update]
+            var named: RowKey?
+            if let collection = row["collection"] as? String, let key = row["key"] as? String {
+                named = RowKey(collection: collection, key: key)
+            }
+            return BatchUpdate<RowKey>.Change(type: try XCTUnwrap(types[row["type"] as? String ?? ""], "\(row)"),
+                                              indexPath: try path(row["index_path"]),
+                                              newIndexPath: try path(row["new_index_path"]),
+                                              originalRow: named, finalRow: named)
+        }
+        return BatchUpdate(sectionChanges: sectionChanges, rowChanges: rowChanges)
+    }
+}
+
+struct ReplayFailure: Error, CustomStringConvertible {
+    let description: String
 }

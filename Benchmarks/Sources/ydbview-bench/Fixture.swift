@@ -70,7 +70,8 @@ final class Fixture {
     var database: Database
     var writer: Connection
     let plain: PlainSQLite
-    var random: SplitMix64
+    /// Seeded, so every run (and both sides of a comparison) sees the same data.
+    var random: SeededGenerator
     /// Keys of the rows of group g0 (the group the latency benchmarks use).
     var group0Keys: [String] = []
     var group0MaxRank: Int64 = 0
@@ -88,7 +89,7 @@ final class Fixture {
         database = try Database(path: directory + "/engine.sqlite")
         writer = try database.newConnection()
         plain = try PlainSQLite(path: directory + "/plain.sqlite")
-        random = SplitMix64(seed: seed)
+        random = SeededGenerator(seed: seed)
         rowCount = n
     }
 

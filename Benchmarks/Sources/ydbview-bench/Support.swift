@@ -129,22 +129,6 @@ func loadAverage() -> String {
         .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "?"
 }
 
-// MARK: Randomness
-
-/// Deterministic generator so every run (and both sides of a comparison)
-/// sees the same data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // MARK: Plain SQLite (the baselines)
 
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -10,7 +10,7 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
     let table = model.table
     check(Table(mappings: mappings, contents: contents), table, "table")
     check(mappings.numberOfSections, table.sections.count, "numberOfSections")
-    check(mappings.visibleGroups, table.names, "visibleGroups")
+    check(mappings.visibleGroups, table.groups, "visibleGroups")
     check(mappings.isUsingConsolidatedGroup, model.consolidatedName != nil, "isUsingConsolidatedGroup")
     let total = table.sections.reduce(0) { $0 + $1.count }
     check(mappings.numberOfItemsInAllGroups, total, "numberOfItemsInAllGroups")
@@ -20,7 +20,7 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
         let valid = table.sections.indices.contains(section)
         check(mappings.numberOfItems(inSection: section), valid ? table.sections[section].count : nil,
               "numberOfItems(inSection: \(section))")
-        check(mappings.group(forSection: section), valid ? table.names[section] : nil, "group(forSection: \(section))")
+        check(mappings.group(forSection: section), valid ? table.groups[section] : nil, "group(forSection: \(section))")
         let rows = valid ? table.sections[section].count : 0
         for row in -1...rows {
             let expected: (String, Int)? = valid && row >= 0 && row < rows

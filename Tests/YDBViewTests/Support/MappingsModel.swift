@@ -1,18 +1,5 @@
 @testable import YDBView
 
-/// A seeded generator (SplitMix64) so a failing random case replays from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One configuration call, so a configuration can be replayed on fresh mappings
 /// and interpreted independently by `MappingsModel`.
 enum ConfigStep: CustomStringConvertible {
@@ -80,7 +67,7 @@ struct MappingsModel {
     var reversed: Set<String> = []
     var visible: [String] = []
     var consolidatedName: String?
-    var table = Table(names: [], sections: [])
+    var table = Table(groups: [], sections: [])
 
     init(config: MappingsConfig, contents: FakeContents) {
         groups = config.staticGroups ?? contents.groupNames.filter { !$0.hasPrefix("x") }.sorted()
@@ -121,9 +108,9 @@ struct MappingsModel {
             tableSections.append(shown[group]!.map { contents.rowid(at: $0, inGroup: group)! })
         }
         if let consolidatedName {
-            table = Table(names: [consolidatedName], sections: [tableSections.flatMap { $0 }])
+            table = Table(groups: [consolidatedName], sections: [tableSections.flatMap { $0 }])
         } else {
-            table = Table(names: visible, sections: tableSections)
+            table = Table(groups: visible, sections: tableSections)
         }
     }
 

@@ -1,0 +1,20 @@
+/// SplitMix64: a tiny seeded random number generator that gives the same
+/// sequence on every machine, so a random test case, a benchmark's data or
+/// the CLI's demo replays exactly from its seed. One definition for the CLI,
+/// the benchmarks and the tests: the demo's output for a seed is checked
+/// byte for byte, so the algorithm must not change.
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    package init(seed: UInt64) {
+        state = seed
+    }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
