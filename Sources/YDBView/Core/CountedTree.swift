@@ -305,7 +305,16 @@ struct CountedTree<Key: Comparable, Value> {
 
     /// Replaces the value stored under an existing key (no-op when absent).
     mutating func updateValue(_ value: Value, for key: Key) {
-        guard root != nil, self.value(for: key) != nil else { return }
+        modifyValue(for: key) { $0 = value }
+    }
+
+    /// Runs `body` on the value stored under `key` in place (nil when
+    /// absent, and `body` is not run). Copies only the nodes on the path
+    /// that another copy of the tree still shares, so a value that is itself
+    /// a tree (a view's groups) is mutated without removing and reinserting it.
+    @discardableResult
+    mutating func modifyValue<R>(for key: Key, _ body: (inout Value) throws -> R) rethrows -> R? {
+        guard root != nil, self.value(for: key) != nil else { return nil }
         if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
         var node = root!
         while !node.isLeaf {
@@ -315,7 +324,7 @@ struct CountedTree<Key: Comparable, Value> {
             }
             node = node.children[slot]
         }
-        node.values[node.slot(for: key)] = value
+        return try body(&node.values[node.slot(for: key)])
     }
 }
 

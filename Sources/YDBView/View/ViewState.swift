@@ -42,10 +42,11 @@ struct ViewState: ViewContents {
 
     mutating func insert(rowid: Int64, group: String, label: Int64, sortKey: SortKey?) {
         let name = GroupName(value: group)
-        var tree = groups.value(for: name) ?? GroupTree()
-        groups.remove(name)            // drop the shared reference so `tree` mutates in place
-        tree.insert(label, rowid)
-        groups.insert(name, tree)
+        if groups.modifyValue(for: name, { $0.insert(label, rowid) }) == nil {
+            var tree = GroupTree()
+            tree.insert(label, rowid)
+            groups.insert(name, tree)
+        }
         places.insert(rowid, RowPlace(group: group, label: label))
         if let sortKey { sortKeys.insert(rowid, sortKey) }
     }
@@ -61,10 +62,12 @@ struct ViewState: ViewContents {
         guard let place = places.remove(rowid) else { return nil }
         sortKeys.remove(rowid)
         let name = GroupName(value: place.group)
-        guard var tree = groups.value(for: name), let index = tree.index(of: place.label) else { return nil }
-        groups.remove(name)
-        tree.remove(place.label)
-        if !tree.isEmpty { groups.insert(name, tree) }
+        guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
+            guard let index = tree.index(of: place.label) else { return nil }
+            tree.remove(place.label)
+            return (index, tree.isEmpty)
+        }) ?? nil else { return nil }
+        if emptied { groups.remove(name) }
         return (place.group, index)
     }
 

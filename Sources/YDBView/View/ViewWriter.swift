@@ -23,10 +23,11 @@ final class ViewWriter {
     /// Swaps in new callbacks for the same grouping and sorting (a
     /// re-registration with an unchanged version tag): nothing to redo.
     func replaceCallbacks(_ view: View) { instance.definition = view }
-    /// `_modify`, not get/set: a get/set pair would hand each mutation a
+    /// `_read`/`_modify`, not get/set: a getter copies the state (a retain
+    /// per tree) on every read, and a get/set pair would hand each mutation a
     /// second reference to the trees, so every change copied its whole path.
     private var state: ViewState {
-        get { instance.state }
+        _read { yield instance.state }
         _modify { yield &instance.state }
     }
 
@@ -294,13 +295,18 @@ final class ViewWriter {
     /// and logs the insert.
     private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
                        _ context: ViewWriteContext) throws {
-        let tree = state.group(group) ?? GroupTree()
-        let left = index > 0 ? tree.element(at: index - 1)?.key : nil
-        let right = index < tree.count ? tree.element(at: index)?.key : nil
+        // No local reference to the group's tree may outlive the reads
+        // below: the insert would then copy the tree's whole path again.
+        let (left, right, count) = state.group(group).map { tree in
+            (index > 0 ? tree.element(at: index - 1)?.key : nil,
+             index < tree.count ? tree.element(at: index)?.key : nil,
+             tree.count + 1)
+        } ?? (nil, nil, 1)
         var label: Int64
         if let free = OrderLabels.between(left, right) {
             label = free
         } else {
+            let tree = state.group(group) ?? GroupTree()
             let spread = OrderLabels.respread(tree, insertingAt: index)
             var moved: [(rowid: Int64, label: Int64)] = []
             var position = spread.window.lowerBound
@@ -320,7 +326,6 @@ final class ViewWriter {
         try persist(rowid, group, label, sortKey, context)
         keys[rowid] = rowKey
         entries.append(.insert(rowid: rowid, group: group, index: index))
-        let count = tree.count + 1
         instance.hint = index == count - 1 ? .end(group) : index == 0 ? .beginning(group) : .none
     }
 
