@@ -65,6 +65,13 @@ final class ChangesetPropertyTests: XCTestCase {
             guard applied == newTable else {
                 throw OracleFailure(description: "applied \(applied)\nnew     \(newTable)\n\(context)")
             }
+            // The same changeset as an ordered edit script, step by step.
+            do {
+                try BatchUpdate<Int64>.check(steps: changeset.steps(), from: oldTable, to: newTable,
+                                             naming: BatchUpdate<Int64>.rowid)
+            } catch {
+                throw OracleFailure(description: "edit script: \(error)\nsteps \(changeset.steps())\n\(context)")
+            }
             try checkRowRules(changeset, old: oldTable, new: newTable, view: view, mappings: mappings, context: context)
             if !config.hasFlexibleRange { try expectModel(config, mappings, view, context) }
             try checkFlexibleBounds(config, mappings, view, context)

@@ -190,6 +190,8 @@ final class EngineRandomTests: XCTestCase {
                         XCTFail("applied \(applied)\n\(context)")
                         return
                     }
+                    try BatchUpdate<Int64>.check(steps: changeset.steps(), from: oldTable, to: newTable,
+                                                 naming: BatchUpdate<Int64>.rowid)
                 } catch {
                     XCTFail("\(error)\n\(context)")
                     return

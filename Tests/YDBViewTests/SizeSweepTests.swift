@@ -175,7 +175,10 @@ final class SizeSweepTests: XCTestCase {
                 XCTAssertEqual(changeset, changesets[0], "\(context): the \(form) view's changeset differs")
             }
             do {
-                try BatchUpdate(changesets[0]).check(from: oldTable, to: try table())
+                let newTable = try table()
+                try BatchUpdate(changesets[0]).check(from: oldTable, to: newTable)
+                try BatchUpdate<Int64>.check(steps: changesets[0].steps(), from: oldTable, to: newTable,
+                                             naming: BatchUpdate<Int64>.rowid)
             } catch {
                 XCTFail("\(context): \(error)")
             }

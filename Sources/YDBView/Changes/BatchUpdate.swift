@@ -216,7 +216,12 @@ package struct BatchUpdate<Row: Hashable> {
     /// - Throws: `Invalid`, naming the change at fault or the first row
     ///   where the result and `new` differ.
     package func check(from old: Table, to new: Table) throws {
-        let applied = try apply(to: old, readingUnnamedRowsFrom: new)
+        try Self.expect(try apply(to: old, readingUnnamedRowsFrom: new), equals: new)
+    }
+
+    /// Throws `Invalid` naming the first difference between a table the
+    /// changes gave and the new table.
+    private static func expect(_ applied: Table, equals new: Table) throws {
         guard applied != new else { return }
         guard applied.groups == new.groups else {
             throw Invalid(description: "the changes give sections \(applied.groups), the new table has \(new.groups)")
@@ -278,7 +283,106 @@ package struct BatchUpdate<Row: Hashable> {
     }
 }
 
+// MARK: Edit scripts
+
+extension BatchUpdate {
+    /// Applies an edit script (`Changeset.steps()`) to `old` one step at a
+    /// time, checking each step against the table as it then stands: a
+    /// section is removed only when empty and inserted only within the
+    /// table; a row step's paths exist at that moment and hold the row it
+    /// names (`named(step, true)`: the row before the step, `false`: after
+    /// it); a move changes the row's place. A step that names no row
+    /// inserts the row `new` shows at the step's final position.
+    ///
+    /// - Throws: `Invalid`, naming the first step that breaks a rule.
+    package static func apply(steps: [EditStep], to old: Table, naming named: (EditStep, Bool) -> Row?,
+                              readingUnnamedRowsFrom new: Table? = nil) throws -> Table {
+        var table = old
+        for (number, step) in steps.enumerated() {
+            func invalid(_ why: String) -> Invalid { Invalid(description: "step \(number) (\(step)): \(why)") }
+            func rows(in section: Int) throws -> Int {
+                guard table.sections.indices.contains(section) else {
+                    throw invalid("section \(section) does not exist: the table has \(table.sections.count)")
+                }
+                return table.sections[section].count
+            }
+            func take(at path: TableIndexPath) throws -> Row {
+                guard let row = table.row(at: path) else {
+                    throw invalid("\(path) is not in the table (\(try rows(in: path.section)) rows)")
+                }
+                if let expected = named(step, true), expected != row {
+                    throw invalid("\(path) holds \(row), not the row the step names")
+                }
+                return table.sections[path.section].remove(at: path.row)
+            }
+            func arriving(_ fallback: Row?) throws -> Row {
+                if let row = named(step, false) ?? fallback { return row }
+                guard let final = step.finalPosition, let row = new?.row(at: final) else {
+                    throw invalid("names no row, and the new table has none at its final position")
+                }
+                return row
+            }
+            func put(_ row: Row, at path: TableIndexPath) throws {
+                guard (0...(try rows(in: path.section))).contains(path.row) else {
+                    throw invalid("row \(path.row) is beyond the end of section \(path.section), which has "
+                                  + "\(table.sections[path.section].count) rows")
+                }
+                table.sections[path.section].insert(row, at: path.row)
+            }
+            let path = step.row.map { TableIndexPath(section: step.section, row: $0) }
+            switch step.kind {
+            case .removeSection:
+                _ = try rows(in: step.section)
+                guard table.groups[step.section] == step.group else {
+                    throw invalid("the section shows \(table.groups[step.section])")
+                }
+                guard table.sections[step.section].isEmpty else {
+                    throw invalid("the section still has \(table.sections[step.section].count) rows")
+                }
+                table.groups.remove(at: step.section)
+                table.sections.remove(at: step.section)
+            case .insertSection:
+                guard (0...table.groups.count).contains(step.section) else {
+                    throw invalid("beyond the end of the table, which has \(table.groups.count) sections")
+                }
+                table.groups.insert(step.group ?? "", at: step.section)
+                table.sections.insert([], at: step.section)
+            case .removeRow:
+                _ = try take(at: path!)
+            case .insertRow:
+                try put(try arriving(nil), at: path!)
+            case .moveRow:
+                let destination = TableIndexPath(section: step.toSection!, row: step.toRow!)
+                guard destination != path! else { throw invalid("leaves the row where it is") }
+                let moved = try take(at: path!)
+                try put(try arriving(moved), at: destination)
+            case .reloadRow:
+                // A reload re-reads the row: one removed and set again under
+                // its key (a new id) may still show its old id until then.
+                guard let row = table.row(at: path!) else { throw invalid("\(path!) is not in the table") }
+                let after = named(step, false)
+                if let after, after != row, named(step, true) != row {
+                    throw invalid("\(path!) holds \(row), not the row the step names")
+                }
+                if let after { table.sections[path!.section][path!.row] = after }
+            }
+        }
+        return table
+    }
+
+    /// Applies an edit script to `old` and checks that it gives exactly `new`.
+    package static func check(steps: [EditStep], from old: Table, to new: Table,
+                              naming named: (EditStep, Bool) -> Row?) throws {
+        try expect(try apply(steps: steps, to: old, naming: named, readingUnnamedRowsFrom: new), equals: new)
+    }
+}
+
 extension BatchUpdate where Row == Int64 {
+    /// Edit-script rows named by rowid: the old id before a step, the new one after.
+    package static func rowid(_ step: EditStep, before: Bool) -> Int64? {
+        before ? step.originalRowid : step.rowid
+    }
+
     /// `changeset` with its rows named by rowid: every change names its row
     /// (a row removed and set again under the same key by its old rowid
     /// before and its new one after).
@@ -291,6 +395,9 @@ extension BatchUpdate where Row == Int64 {
 }
 
 extension BatchUpdate where Row == RowKey {
+    /// Edit-script rows named by (collection, key), when the step knows them.
+    package static func rowKey(_ step: EditStep, before: Bool) -> RowKey? { step.rowKey }
+
     /// `changeset` with its rows named by (collection, key), as a table that
     /// shows keys sees it: a row the commits did not touch is named by nothing.
     package init(_ changeset: Changeset) {
