@@ -1640,6 +1640,72 @@ typedef struct ydb_row_change {
 int ydb_changeset_row(const ydb_changeset *changeset, size_t index,
                       ydb_row_change *out_change);
 
+/*
+** The changeset as an ordered edit script: single steps for list toolkits
+** that take one change at a time (Qt's begin/end*Rows, GTK's
+** items-changed, RecyclerView's notifyItem*). Each step's indexes are valid
+** against the table as it stands after the steps before it; applying every
+** step in order to the old table gives the new one. The order:
+**
+**   1. row removals, bottom-up, at their original positions;
+**   2. section inserts, ascending; each section is inserted EMPTY;
+**   3. row inserts and moves, in ascending final position, each placed right
+**      after the row that precedes it in the new table (so `row` may differ
+**      from the final index while moved rows are still waiting); a move is
+**      one step, and never leaves its row where it was;
+**   4. section removals, bottom-up; a section is EMPTY when removed;
+**   5. reloads, at final positions, ascending: updated rows, and moved rows
+**      whose content changed or that were removed and set again.
+**
+** ydb_edit_step fields (an answer the step does not have is YDB_NO_INDEX,
+** NULL or 0):
+**
+**   type                      YDB_STEP_*
+**   changes                   YDB_CHANGED_* flags (object + metadata for
+**                             inserts and removes)
+**   section, row              where the step applies now; row is
+**                             YDB_NO_INDEX for a section step; for a move,
+**                             where the row is before it moves
+**   to_section, to_row        a move: where the row goes, counted after it
+**                             was taken out (Qt's beginMoveRows wants
+**                             to_row + 1 when moving down within one section)
+**   original_section/_row     removals and moves: the row's place in the
+**                             old table
+**   final_section/_row        inserts, moves, reloads: its place in the new
+**                             table (read the row there through the
+**                             mappings when collection/key are NULL)
+**   group                     section steps: the group the section shows
+**   collection, key           the row, when the changeset knows it
+**   rowid                     row steps: the row's id (in the old table for
+**                             a removal)
+**
+** Strings are borrowed until ydb_changeset_free(). An index >= the count
+** gives YDB_INVALID_ARGUMENT and a cleared step (type 0).
+*/
+#define YDB_STEP_REMOVE_SECTION 1
+#define YDB_STEP_INSERT_SECTION 2
+#define YDB_STEP_REMOVE_ROW     3
+#define YDB_STEP_INSERT_ROW     4
+#define YDB_STEP_MOVE_ROW       5
+#define YDB_STEP_RELOAD_ROW     6
+
+typedef struct ydb_edit_step {
+    int type;                              /* YDB_STEP_* */
+    unsigned int changes;                  /* YDB_CHANGED_* flags */
+    size_t section, row;
+    size_t to_section, to_row;
+    size_t original_section, original_row;
+    size_t final_section, final_row;
+    const char *group;
+    const char *collection;
+    const char *key;
+    int64_t rowid;
+} ydb_edit_step;
+
+int ydb_changeset_step_count(const ydb_changeset *changeset, size_t *out_count);
+int ydb_changeset_step(const ydb_changeset *changeset, size_t index,
+                       ydb_edit_step *out_step);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -17,9 +17,18 @@ final class ChangesetBox {
     let finalGroups: [UnsafeMutablePointer<CChar>?]
     let collections: [UnsafeMutablePointer<CChar>?]
     let keys: [UnsafeMutablePointer<CChar>?]
+    /// The edit script, and each step's group, collection and key.
+    let steps: [EditStep]
+    let stepStrings: [(group: UnsafeMutablePointer<CChar>?, collection: UnsafeMutablePointer<CChar>?,
+                       key: UnsafeMutablePointer<CChar>?)]
 
     init(_ changeset: Changeset) {
         self.changeset = changeset
+        steps = changeset.steps()
+        stepStrings = steps.map { step in
+            (step.group.map { strdup($0)! }, step.rowKey.map { strdup($0.collection)! },
+             step.rowKey.map { strdup($0.key)! })
+        }
         sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }
         originalGroups = changeset.rowChanges.map { $0.originalGroup.map { strdup($0)! } }
         finalGroups = changeset.rowChanges.map { $0.finalGroup.map { strdup($0)! } }
@@ -31,6 +40,11 @@ final class ChangesetBox {
         for pointer in sectionGroups { free(pointer) }
         for list in [originalGroups, finalGroups, collections, keys] {
             for pointer in list { free(pointer) }
+        }
+        for strings in stepStrings {
+            free(strings.group)
+            free(strings.collection)
+            free(strings.key)
         }
     }
 }
@@ -243,5 +257,64 @@ public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outC
             finalGroup: box.finalGroups[offset].map { UnsafePointer($0) },
             collection: box.collections[offset].map { UnsafePointer($0) },
             key: box.keys[offset].map { UnsafePointer($0) })
+    }
+}
+
+// MARK: The edit script
+
+/// `ydb_edit_step`'s layout.
+struct CEditStep {
+    var type: Int32
+    var changes: UInt32
+    var section: UInt, row: UInt
+    var toSection: UInt, toRow: UInt
+    var originalSection: UInt, originalRow: UInt
+    var finalSection: UInt, finalRow: UInt
+    var group: UnsafePointer<CChar>?
+    var collection: UnsafePointer<CChar>?
+    var key: UnsafePointer<CChar>?
+    var rowid: Int64
+
+    // A constant with C pointers (all NULL): never written.
+    nonisolated(unsafe) static let cleared = CEditStep(
+        type: 0, changes: 0, section: noIndex, row: noIndex, toSection: noIndex, toRow: noIndex,
+        originalSection: noIndex, originalRow: noIndex, finalSection: noIndex, finalRow: noIndex,
+        group: nil, collection: nil, key: nil, rowid: 0)
+}
+
+/// YDB_STEP_* for a step kind.
+private func stepType(_ kind: EditStep.Kind) -> Int32 {
+    switch kind {
+    case .removeSection: 1
+    case .insertSection: 2
+    case .removeRow: 3
+    case .insertRow: 4
+    case .moveRow: 5
+    case .reloadRow: 6
+    }
+}
+
+@_cdecl("ydb_changeset_step_count")
+public func ydb_changeset_step_count(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
+    answer(outCount, "out_count") { UInt(try changesetBox(handle).steps.count) }
+}
+
+@_cdecl("ydb_changeset_step")
+public func ydb_changeset_step(_ handle: OpaquePointer?, _ position: UInt, _ outStep: UnsafeMutableRawPointer?) -> Int32 {
+    answer(bytesAt: outStep, "out_step", cleared: CEditStep.cleared) {
+        let box = try changesetBox(handle)
+        guard position < UInt(box.steps.count) else {
+            throw YDBError(.invalidArgument, "step \(position) is out of range (count \(box.steps.count))")
+        }
+        let step = box.steps[Int(position)], strings = box.stepStrings[Int(position)]
+        let (originalSection, originalRow) = cPath(step.originalPosition)
+        let (finalSection, finalRow) = cPath(step.finalPosition)
+        return CEditStep(
+            type: stepType(step.kind), changes: UInt32(step.changes.rawValue),
+            section: UInt(step.section), row: step.row.map(UInt.init) ?? noIndex,
+            toSection: step.toSection.map(UInt.init) ?? noIndex, toRow: step.toRow.map(UInt.init) ?? noIndex,
+            originalSection: originalSection, originalRow: originalRow, finalSection: finalSection, finalRow: finalRow,
+            group: strings.group.map { UnsafePointer($0) }, collection: strings.collection.map { UnsafePointer($0) },
+            key: strings.key.map { UnsafePointer($0) }, rowid: step.rowid ?? 0)
     }
 }
