@@ -132,6 +132,27 @@ class RowChangeStruct(Structure):
     ]
 
 
+class EditStepStruct(Structure):
+    """``ydb_edit_step``: one step of a changeset's edit script."""
+
+    _fields_ = [
+        ("type", c_int),
+        ("changes", c_uint),
+        ("section", c_size_t),
+        ("row", c_size_t),
+        ("to_section", c_size_t),
+        ("to_row", c_size_t),
+        ("original_section", c_size_t),
+        ("original_row", c_size_t),
+        ("final_section", c_size_t),
+        ("final_row", c_size_t),
+        ("group", c_char_p),
+        ("collection", c_char_p),
+        ("key", c_char_p),
+        ("rowid", ctypes.c_int64),
+    ]
+
+
 #: ``stop`` of an enumeration that goes to the end of the group.
 INDEX_END = ctypes.c_size_t(-1).value
 #: ``YDB_NO_INDEX``: an index or index path a row change does not have.
@@ -319,6 +340,8 @@ _SIGNATURES = {
         c_int, [c_void_p, c_size_t, _int_out, _size_out, POINTER(c_char_p)]),
     "ydb_changeset_row_change_count": (c_int, [c_void_p, _size_out]),
     "ydb_changeset_row": (c_int, [c_void_p, c_size_t, POINTER(RowChangeStruct)]),
+    "ydb_changeset_step_count": (c_int, [c_void_p, _size_out]),
+    "ydb_changeset_step": (c_int, [c_void_p, c_size_t, POINTER(EditStepStruct)]),
 }
 
 

@@ -183,20 +183,83 @@ class ViewRowChange:
         }
 
 
+class StepType(enum.IntEnum):
+    """An edit step's type (``YDB_STEP_*``)."""
+
+    REMOVE_SECTION = 1
+    INSERT_SECTION = 2
+    REMOVE_ROW = 3
+    INSERT_ROW = 4
+    MOVE_ROW = 5
+    RELOAD_ROW = 6
+
+
+@dataclass(frozen=True)
+class EditStep:
+    """One step of a changeset's edit script (``ydb_edit_step``), valid
+    against the table as it stands after the steps before it.
+
+    ``section``/``row``: where the step applies now (``row`` is None for a
+    section step; for a move, where the row is before it moves).
+    ``to_section``/``to_row``: a move's destination, counted after the row
+    was taken out (Qt's ``beginMoveRows`` wants ``to_row + 1`` when moving
+    down within one parent). ``original_*``: the row's place in the old
+    table (removes, moves); ``final_*``: in the new table (inserts, moves,
+    reloads) -- read the row there when ``collection``/``key`` are None.
+    ``group``: the section's group, for section steps."""
+
+    type: StepType
+    section: int
+    row: Optional[int]
+    to_section: Optional[int]
+    to_row: Optional[int]
+    original_section: Optional[int]
+    original_row: Optional[int]
+    final_section: Optional[int]
+    final_row: Optional[int]
+    group: Optional[str]
+    changes: ChangeFlags
+    collection: Optional[str]
+    key: Optional[str]
+    rowid: Optional[int]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Returns the step as a JSON-ready dict."""
+        return {"type": self.type.name.lower(), "section": self.section, "row": self.row,
+                "to_section": self.to_section, "to_row": self.to_row,
+                "original_section": self.original_section, "original_row": self.original_row,
+                "final_section": self.final_section, "final_row": self.final_row,
+                "group": self.group,
+                "changes": sorted(str(flag.name).lower() for flag in ChangeFlags
+                                  if flag and flag in self.changes),
+                "collection": self.collection, "key": self.key, "rowid": self.rowid}
+
+
 @dataclass(frozen=True)
 class Changeset:
     """Section changes (deletes, then inserts) and row changes (deletes,
     inserts, moves, updates; at most one per row). Apply as a batch update:
     deletes and moves-out at original index paths, then inserts and
-    moves-in at final ones; reload updates at their original index paths."""
+    moves-in at final ones; reload updates at their original index paths.
+    Or apply ``steps()`` one at a time (Qt, GTK, RecyclerView)."""
 
     section_changes: List[ViewSectionChange] = field(default_factory=list)
     row_changes: List[ViewRowChange] = field(default_factory=list)
+    _steps: List[EditStep] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def is_empty(self) -> bool:
         """True when there are neither section nor row changes."""
         return not self.section_changes and not self.row_changes
+
+    def steps(self) -> List[EditStep]:
+        """The changeset as an ordered edit script, computed by the engine:
+        row removals bottom-up; section inserts (empty); row inserts and moves
+        in final order, each right after its final predecessor; section
+        removals (empty); reloads at final positions. Applying the steps in
+        order to the old table gives the new one (docs/behaviour.md, "Edit
+        scripts")."""
+        return list(self._steps)
 
     def to_dict(self) -> Dict[str, Any]:
         """Returns the changeset as a JSON-ready dict."""
@@ -230,7 +293,22 @@ def _read_changeset(handle: int) -> Changeset:
             changes=ChangeFlags(change.changes),
             collection=_text_or_none(change.collection),
             key=_text_or_none(change.key)))
-    return Changeset(sections, rows)
+    _check(lib.ydb_changeset_step_count(handle, byref(count)))
+    step = _ffi.EditStepStruct()
+    steps = []
+    for i in range(count.value):
+        _check(lib.ydb_changeset_step(handle, i, byref(step)))
+        is_row_step = step.row != _ffi.NO_INDEX
+        steps.append(EditStep(
+            type=StepType(step.type), section=step.section, row=_index_or_none(step.row),
+            to_section=_index_or_none(step.to_section), to_row=_index_or_none(step.to_row),
+            original_section=_index_or_none(step.original_section),
+            original_row=_index_or_none(step.original_row),
+            final_section=_index_or_none(step.final_section), final_row=_index_or_none(step.final_row),
+            group=_text_or_none(step.group), changes=ChangeFlags(step.changes),
+            collection=_text_or_none(step.collection), key=_text_or_none(step.key),
+            rowid=step.rowid if is_row_step else None))
+    return Changeset(sections, rows, steps)
 
 
 # What a row change lacks, C gives as YDB_NO_INDEX or NULL; Python as None.

@@ -1,0 +1,165 @@
+"""Changesets as ordered edit scripts (``Changeset.steps()``): applied one
+step at a time to the old table -- each step checked against the table as
+it then stands -- they give the new table, over seeded random histories
+and mappings configurations; and a hand-made case whose order matters."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator, List, Optional, Tuple
+
+import pytest
+
+import ydbview
+from ydbview import EditStep, Mappings, RangeOptions, StepType
+
+RowName = Tuple[str, str]
+Table = Tuple[List[str], List[List[RowName]]]
+
+
+@pytest.fixture
+def setup() -> Iterator[Any]:
+    db = ydbview.Database(serializer=ydbview.JSONSerializer())
+    writer, ui = db.new_connection(), db.new_connection()
+    db.register_view("v", ydbview.Grouping(lambda row: row.object["g"], flavour="object"),
+                     ydbview.KeySorting(lambda group, row: (row.object["n"], row.key),
+                                        flavour="object"))
+    yield db, writer, ui
+    db.close()
+
+
+def read_table(ui: ydbview.Connection, mappings: Mappings) -> Table:
+    groups: List[str] = []
+    sections: List[List[RowName]] = []
+    with ui.read() as t:
+        view = t.view("v")
+        for section in range(mappings.number_of_sections):
+            groups.append(mappings.group_for_section(section) or "")
+            rows = []
+            for row in range(mappings.number_of_items_in_section(section) or 0):
+                group, index = mappings.group_and_index_for_row((section, row))
+                rows.append(view.key_at(group, index))
+            sections.append(rows)
+    return groups, sections
+
+
+def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
+    """Applies ``steps`` one by one, asserting each is valid at its moment."""
+    groups, sections = list(old[0]), [list(rows) for rows in old[1]]
+    for number, step in enumerate(steps):
+        where = f"step {number} ({step})"
+        named = None if step.collection is None else (step.collection, step.key)
+        if step.type == StepType.REMOVE_SECTION:
+            assert groups[step.section] == step.group and sections[step.section] == [], where
+            del groups[step.section], sections[step.section]
+        elif step.type == StepType.INSERT_SECTION:
+            assert 0 <= step.section <= len(groups) and step.row is None, where
+            groups.insert(step.section, step.group)
+            sections.insert(step.section, [])
+        elif step.type in (StepType.REMOVE_ROW, StepType.MOVE_ROW):
+            assert step.row is not None and 0 <= step.row < len(sections[step.section]), where
+            taken = sections[step.section].pop(step.row)
+            assert named is None or taken == named, where
+            if step.type == StepType.MOVE_ROW:
+                assert (step.to_section, step.to_row) != (step.section, step.row), where
+                assert 0 <= step.to_row <= len(sections[step.to_section]), where
+                sections[step.to_section].insert(step.to_row, taken)
+        elif step.type == StepType.INSERT_ROW:
+            assert 0 <= step.row <= len(sections[step.section]), where
+            arriving = named or new[1][step.final_section][step.final_row]
+            sections[step.section].insert(step.row, arriving)
+        else:
+            assert step.type == StepType.RELOAD_ROW, where
+            assert (step.section, step.row) == (step.final_section, step.final_row), where
+            assert named is None or sections[step.section][step.row] == named, where
+    return groups, sections
+
+
+def start(ui: ydbview.Connection, mappings: Mappings) -> None:
+    ui.begin_long_lived_read_transaction()
+    with ui.read() as t:
+        mappings.update(t)
+
+
+def test_an_insert_lands_after_its_predecessor_while_a_moved_row_waits(setup: Any) -> None:
+    db, writer, ui = setup
+    with writer.read_write() as t:
+        for name, n in (("a", 1), ("b", 2), ("c", 3)):
+            t.set("c", name, {"g": "g", "n": n})
+    m = Mappings(["g"], "v")
+    start(ui, m)
+    old = read_table(ui, m)
+    with writer.read_write() as t:
+        t.set("c", "b", {"g": "g", "n": 9})   # b moves to the end
+        t.set("c", "x", {"g": "g", "n": 4})   # x lands between c and b
+    changeset = m.changes(ui.begin_long_lived_read_transaction())
+    new = read_table(ui, m)
+    steps = changeset.steps()
+    assert [(s.type, s.section, s.row, s.to_row) for s in steps] == [
+        (StepType.INSERT_ROW, 0, 3, None), (StepType.MOVE_ROW, 0, 1, 3), (StepType.RELOAD_ROW, 0, 3, None)]
+    assert apply_steps(steps, old, new) == new == (["g"], [[("c", "a"), ("c", "c"), ("c", "x"), ("c", "b")]])
+    assert steps[1].to_dict()["type"] == "move_row" and steps[1].key == "b"
+
+
+def random_mappings(rng: random.Random) -> Mappings:
+    groups = ["a", "b", "c", "d"]
+    if rng.random() < 0.25:
+        m = Mappings.dynamic(lambda group: group != "d", "v")
+    else:
+        m = Mappings(groups, "v")
+        if rng.random() < 0.5:
+            m.set_is_dynamic_section_for_all_groups(True)
+    for group in groups:
+        choice = rng.random()
+        if choice < 0.2:
+            m.set_range_options(group, RangeOptions.fixed(rng.randint(1, 4), offset=rng.randint(0, 2),
+                                                          pin=rng.choice(["beginning", "end"])))
+        elif choice < 0.4:
+            m.set_range_options(group, RangeOptions.flexible(rng.randint(1, 4), offset=rng.randint(0, 2),
+                                                             pin=rng.choice(["beginning", "end"])))
+        if rng.random() < 0.3:
+            m.set_is_reversed(group, True)
+        if rng.random() < 0.2:
+            m.set_cell_drawing_dependency(group, rng.choice([-1, 1]))
+    if rng.random() < 0.2:
+        m.set_auto_consolidate_groups(rng.randint(2, 8), "all")
+    return m
+
+
+def random_commit(writer: ydbview.Connection, rng: random.Random) -> None:
+    with writer.read_write() as t:
+        for _ in range(rng.randint(1, 5)):
+            key = f"k{rng.randint(0, 14)}"
+            choice = rng.random()
+            if choice < 0.55:
+                t.set("c", key, {"g": rng.choice("abcd"), "n": rng.randint(0, 9)})
+            elif choice < 0.7:
+                t.touch_object("c", key)
+            elif choice < 0.97:
+                t.remove("c", key)
+            else:
+                t.remove_all("c")
+
+
+def test_steps_rebuild_the_new_table_over_random_histories(setup: Any) -> None:
+    db, writer, ui = setup
+    kinds = {kind: 0 for kind in StepType}
+    for seed in range(120):
+        rng = random.Random(7_000 + seed)
+        with writer.read_write() as t:
+            t.remove_all_collections()
+            for i in range(rng.randint(0, 10)):
+                t.set("c", f"k{i}", {"g": rng.choice("abcd"), "n": rng.randint(0, 9)})
+        m = random_mappings(rng)
+        start(ui, m)
+        for _ in range(rng.randint(1, 4)):
+            old = read_table(ui, m)
+            for _ in range(rng.randint(1, 3)):
+                random_commit(writer, rng)
+            changeset = m.changes(ui.begin_long_lived_read_transaction())
+            new = read_table(ui, m)
+            steps = changeset.steps()
+            for step in steps:
+                kinds[step.type] += 1
+            assert apply_steps(steps, old, new) == new, f"seed {7_000 + seed}: {steps}"
+    assert all(count > 0 for count in kinds.values()), kinds
