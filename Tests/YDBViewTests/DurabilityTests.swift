@@ -42,6 +42,25 @@ final class DurabilityTests: XCTestCase {
         XCTAssertGreaterThan(database.checkpointer.checkpointCount, 0)
     }
 
+    func testALargeTransactionsLogIsEmptiedWhenNoReaderUsesIt() throws {
+        // One transaction of about 8 MB: more than `WALPolicy.sizeLimit`,
+        // which only applies when the log restarts. With no reader, the
+        // checkpoint thread empties the log and cuts the file to zero bytes.
+        let writer = try database.newConnection()
+        try writer.readWrite { t in
+            for index in 0 ..< 2_000 {
+                try t.setObject(Array(repeating: UInt8(index % 251), count: 4_000), forKey: "k\(index)",
+                                inCollection: "c", metadata: nil)
+            }
+        }
+        XCTAssertGreaterThan(walBytes, 4 << 20)
+        // The thread works on its own: wait for it (a bound, not a timing).
+        let deadline = Date().addingTimeInterval(20)
+        while walBytes > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(walBytes, 0, "the log was not emptied")
+        XCTAssertEqual(try writer.read { try $0.count(inCollection: "c") }, 2_000)
+    }
+
     func testReaderThatNeverCatchesUpIsReleasedAndToldToReload() throws {
         try database.registerView(rankView(), name: "v")
         database.maxCommitsBehind = 100

@@ -15,6 +15,9 @@
 ///   checkpoints between ending its old read and beginning the new one, and
 ///   the new read then starts on the database file alone. The next commit
 ///   restarts the log and cuts the file back to `sizeLimit`.
+/// - When the thread finds no reader using the log, it empties it and cuts
+///   the file to zero bytes (SQLite's TRUNCATE checkpoint, tried without
+///   waiting), so a large transaction's log does not linger.
 /// - A reader that never catches up is released once it is
 ///   `Database.maxCommitsBehind` commits behind (see `Connection`), so the
 ///   log stays bounded in that case too.
@@ -102,7 +105,11 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
             if lock.withLock({ stopping }) { break }
             if let handle {
                 checkpoint(on: handle)
-                whileNoWriter { handle.checkpointPassive() }
+                // With writers paused, a log no reader uses is emptied and cut
+                // to zero bytes (after a large transaction, such as a view's
+                // population, the file would otherwise keep its size until
+                // the next restart); otherwise copy what is left.
+                whileNoWriter { if !handle.truncateLog() { _ = handle.checkpointPassive() } }
             }
             lock.withLock { pending = false }
         }

@@ -300,6 +300,6 @@ public final class Connection: @unchecked Sendable {
     /// Ends SQLite's read transaction on this handle.
     private func endSQLiteRead() {
         handle.resetAll()
-        try? handle.execute("COMMIT")
+        try? handle.run("COMMIT")
     }
 }

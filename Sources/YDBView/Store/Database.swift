@@ -233,14 +233,14 @@ public final class Database: @unchecked Sendable {
                        collectSkipped: Bool = false) throws -> (PublishedState, [CommitNotification]?) {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
-            try handle.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+            try handle.run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
             do {
                 let stored = try Schema.readSnapshot(handle)
                 guard stored == published.snapshot else {
                     throw YDBError(.error, "the database file was changed by another process (snapshot \(stored), expected \(published.snapshot))")
                 }
             } catch {
-                try? handle.execute("ROLLBACK")
+                try? handle.run("ROLLBACK")
                 throw error
             }
             guard connection.tracksNotifications else { return (published, []) }
@@ -263,7 +263,7 @@ public final class Database: @unchecked Sendable {
                 notification: CommitNotification?) throws {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
-            try handle.execute("COMMIT")
+            try handle.run("COMMIT")
             published = state
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {

@@ -110,7 +110,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             guard !ended else { return false }
             for writer in writers.values { writer.rolledBack() }
             handle.resetAll()
-            try? handle.execute("ROLLBACK")
+            try? handle.run("ROLLBACK")
             markEnded()
             connection.writeTransactionEnded(self, snapshot: startSnapshot)
             return true

@@ -66,6 +66,15 @@ final class SQLiteHandle {
         if rc != SQLITE_OK { throw error(rc, "executing \(sql.prefix(60))") }
     }
 
+    /// Runs one statement that returns no rows (BEGIN, COMMIT, ROLLBACK)
+    /// from the statement cache: `execute` would parse it again every time,
+    /// and transactions begin and end on every commit and every catch-up.
+    func run(_ sql: String) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.run()
+    }
+
     /// A prepared statement, cached by its SQL text, reset and unbound on return.
     func statement(_ sql: String) throws -> Statement {
         guard let raw else { throw YDBError(.closed, "database connection is closed") }
@@ -110,6 +119,17 @@ final class SQLiteHandle {
     /// copied): equal when the whole log is in the file, so the next write
     /// may start the log from the beginning.
     @discardableResult
+    /// Copies the whole log into the file and cuts the log file to zero
+    /// bytes, or does nothing and returns false at once when a reader still
+    /// uses the log or a writer is active: it never waits (the handle's busy
+    /// timeout is lifted for the call).
+    func truncateLog() -> Bool {
+        guard let raw else { return false }
+        sqlite3_busy_timeout(raw, 0)
+        defer { sqlite3_busy_timeout(raw, 10_000) }
+        return sqlite3_wal_checkpoint_v2(raw, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
+    }
+
     func checkpointPassive() -> (log: Int32, copied: Int32)? {
         guard let raw else { return nil }
         var log: Int32 = 0, copied: Int32 = 0
