@@ -75,13 +75,12 @@ extension ReadWriteTransaction {
             if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) {
                 let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
                 if sameDefinition && stored.isFresh {
-                    var state = try ViewStorage.load(id: stored.id, handle)
                     // Keys are what a sort-key view places rows by: without
                     // every key (stored by the comparator form under the same
                     // tag) it repopulates; a comparator ignores keys.
-                    let keysComplete = state.sortKeys.count == state.totalCount
-                    if !view.sorting.usesSortKeys { state.sortKeys = CountedTree() }
-                    if keysComplete || !view.sorting.usesSortKeys {
+                    let (state, allKeyed) = try ViewStorage.load(id: stored.id,
+                                                                 withSortKeys: view.sorting.usesSortKeys, handle)
+                    if allKeyed || !view.sorting.usesSortKeys {
                         var instance = ViewInstance(name: name, definition: view, storageID: stored.id, state: state)
                         instance.registration = .loaded
                         installWriter(ViewWriter(instance: instance))

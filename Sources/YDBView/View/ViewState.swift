@@ -1,7 +1,10 @@
-/// Where a row stands: its group and its order label there.
+/// Where a row stands: its group, its order label there, and (sort-key
+/// form only) its sort key: what placing another row compares against,
+/// kept beside the place so one lookup finds both.
 struct RowPlace {
     let group: String
-    let label: Int64
+    var label: Int64
+    var sortKey: SortKey?
 }
 
 /// One group's rows in sorted order: order label → rowid.
@@ -12,9 +15,6 @@ typealias GroupTree = CountedTree<Int64, Int64>
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
     var places = CountedTree<Int64, RowPlace>()
-    /// Every row's sort key, for a view of the sort-key form (empty for a
-    /// comparator): what placing a row compares against, in memory.
-    var sortKeys = CountedTree<Int64, SortKey>()
 
     var groupNames: [String] {
         var names: [String] = []
@@ -47,20 +47,21 @@ struct ViewState: ViewContents {
             tree.insert(label, rowid)
             groups.insert(name, tree)
         }
-        places.insert(rowid, RowPlace(group: group, label: label))
-        if let sortKey { sortKeys.insert(rowid, sortKey) }
+        places.insert(rowid, RowPlace(group: group, label: label, sortKey: sortKey))
     }
+
+    /// The sort key of a row (nil for a comparator view or an unknown row).
+    func sortKey(of rowid: Int64) -> SortKey? { places.value(for: rowid)?.sortKey }
 
     /// A row kept its place but its sort key changed.
     mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
-        sortKeys.updateValue(sortKey, for: rowid)
+        places.modifyValue(for: rowid) { $0.sortKey = sortKey }
     }
 
     /// Removes a row; returns where it stood.
     @discardableResult
     mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
         guard let place = places.remove(rowid) else { return nil }
-        sortKeys.remove(rowid)
         let name = GroupName(value: place.group)
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
             guard let index = tree.index(of: place.label) else { return nil }
@@ -81,7 +82,7 @@ struct ViewState: ViewContents {
         }
         for (rowid, label) in rows {
             tree.insert(label, rowid)
-            places.updateValue(RowPlace(group: group, label: label), for: rowid)
+            places.modifyValue(for: rowid) { $0.label = label }
         }
         groups.insert(name, tree)
     }
@@ -161,17 +162,14 @@ extension ViewState {
         }
         if let problem { return problem }
         if rows != places.count { return "groups hold \(rows) rows, places \(places.count)" }
-        if let problem = sortKeys.checkInvariants() { return "sort keys: \(problem)" }
-        if !sortKeys.isEmpty && sortKeys.count != places.count {
-            return "\(sortKeys.count) sort keys for \(places.count) rows"
-        }
+        let keyed = places.first?.value.sortKey != nil
         places.forEach { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false
             }
-            if !sortKeys.isEmpty && sortKeys.value(for: rowid) == nil {
-                problem = "row \(rowid) has no sort key"
+            if (place.sortKey != nil) != keyed {
+                problem = "row \(rowid) \(keyed ? "has no" : "has a") sort key, row \(places.first!.key) \(keyed ? "has one" : "has none")"
                 return false
             }
             return true

@@ -70,28 +70,31 @@ enum ViewStorage {
 
     /// Reads a stored view back without calling any callback. Rows come out
     /// in row id order (the table's key); each group's rows are then sorted
-    /// by label, integers only, and the trees are bulk-built.
-    static func load(id: Int64, _ handle: SQLiteHandle) throws -> ViewState {
+    /// by label, integers only, and the trees are bulk-built. Stored sort
+    /// keys are kept only `withSortKeys`; `allKeyed` says whether every row
+    /// had one.
+    static func load(id: Int64, withSortKeys: Bool, _ handle: SQLiteHandle) throws
+        -> (state: ViewState, allKeyed: Bool) {
         let owned = try handle.uncachedStatement(
             "SELECT row, grp, label, sort_key FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
         select.bind(1, id)
         var places: [(Int64, RowPlace)] = []
         var members: [Name: [(Int64, Int64)]] = [:]
-        var sortKeys: [(Int64, SortKey)] = []
+        var allKeyed = true
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
+            let key = select.blob(3).map { SortKey(bytes: $0) }
+            if key == nil { allKeyed = false }
             members[Name(group), default: []].append((label, rowid))
-            places.append((rowid, RowPlace(group: group, label: label)))
-            if let key = select.blob(3) { sortKeys.append((rowid, SortKey(bytes: key))) }
+            places.append((rowid, RowPlace(group: group, label: label, sortKey: withSortKeys ? key : nil)))
         }
         var state = ViewState()
         for (group, rows) in members {
             state.groups.insert(group, GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
         }
         state.places = CountedTree(sorted: places)
-        state.sortKeys = CountedTree(sorted: sortKeys)
-        return state
+        return (state, allKeyed)
     }
 
     static func put(id: Int64, rowid: Int64, group: String, label: Int64, sortKey: SortKey?,

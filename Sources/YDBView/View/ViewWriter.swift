@@ -67,7 +67,7 @@ final class ViewWriter {
         }
         let subject = try self.subject(row, in: newGroup)
         if try fitsInPlace(subject, newGroup, oldIndex, context) {
-            if let key = subject.sortKey, state.sortKeys.value(for: rowid) != key {
+            if let key = subject.sortKey, current.sortKey != key {
                 state.setSortKey(key, for: rowid)
                 try persist(rowid, newGroup, current.label, key, context)
             }
@@ -112,7 +112,6 @@ final class ViewWriter {
         if state.totalCount > 0 { try reset(keys: scannedKeys, context) }
         var newState = ViewState()
         var places: [(Int64, RowPlace)] = []
-        var sortKeys: [(Int64, SortKey)] = []
         for (name, rows) in groups {
             let group = name.value
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
@@ -122,31 +121,22 @@ final class ViewWriter {
             for (index, entry) in rows.enumerated() {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
-                places.append((entry.rowid, RowPlace(group: group, label: label)))
-                if let key = entry.sortKey { sortKeys.append((entry.rowid, key)) }
+                places.append((entry.rowid, RowPlace(group: group, label: label, sortKey: entry.sortKey)))
                 keys[entry.rowid] = scannedKeys[entry.rowid]
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
             newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
         }
         places.sort { $0.0 < $1.0 }
-        sortKeys.sort { $0.0 < $1.0 }
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
-            var nextKey = sortKeys.startIndex
             for (rowid, place) in places {
-                var sortKey: SortKey?
-                if nextKey < sortKeys.endIndex && sortKeys[nextKey].0 == rowid {
-                    sortKey = sortKeys[nextKey].1
-                    nextKey += 1
-                }
-                try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label, sortKey: sortKey,
-                                    context.storage)
+                try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
+                                    sortKey: place.sortKey, context.storage)
             }
         }
         newState.places = CountedTree(sorted: places)
-        newState.sortKeys = CountedTree(sorted: sortKeys)
         state = newState
         instance.hint = .none
     }
@@ -232,12 +222,12 @@ final class ViewWriter {
             preconditionFailure("view '\(instance.name)': \(problem)")
         }
         guard definition.sorting.usesSortKeys else { return }
-        precondition(state.sortKeys.count == state.totalCount,
-                     "view '\(instance.name)': \(state.sortKeys.count) sort keys for \(state.totalCount) rows")
         state.groups.forEach { name, tree in
             var previous: SortKey?
             tree.forEach { _, rowid in
-                let key = state.sortKeys.value(for: rowid)!
+                guard let key = state.sortKey(of: rowid) else {
+                    preconditionFailure("view '\(instance.name)': row \(rowid) has no sort key")
+                }
                 if let previous {
                     precondition(previous <= key, "view '\(instance.name)': group \(name) is out of key order")
                 }
@@ -317,7 +307,7 @@ final class ViewWriter {
             }
             state.relabel(group: group, rows: moved)
             for entry in moved {
-                try persist(entry.rowid, group, entry.label, state.sortKeys.value(for: entry.rowid), context)
+                try persist(entry.rowid, group, entry.label, state.sortKey(of: entry.rowid), context)
             }
             label = spread.newLabel
         }
@@ -440,7 +430,7 @@ final class ViewWriter {
                          _ context: ViewWriteContext) throws -> ViewOrder {
         switch subject {
         case .key(let key):
-            guard let other = state.sortKeys.value(for: otherRowid) else {
+            guard let other = state.sortKey(of: otherRowid) else {
                 throw YDBError(.corrupt, "view '\(instance.name)': row \(otherRowid) has no sort key")
             }
             let order = SortKey.compare(key.bytes, other.bytes)
