@@ -81,7 +81,7 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
 
     /// Checkpoints on `handle` (a reader between two reads).
     func checkpoint(on handle: SQLiteHandle) {
-        handle.checkpointPassive()
+        _ = handle.checkpointPassive()
         lock.withLock { runs += 1 }
     }
 
