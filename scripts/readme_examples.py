@@ -2,12 +2,13 @@
 """Writes the README's code examples of one language to files, so the test
 command can compile and run exactly what a reader copies.
 
-    python3 scripts/readme_examples.py c|python|swift OUTDIR
+    python3 scripts/readme_examples.py c|python|swift|qt OUTDIR
 
 Every fenced block opened with ```c (```python, ```swift) becomes
 OUTDIR/readme_<n>.<ext>, numbered in README order; the paths are printed,
 one a line. Blocks that are not meant to run use another info string
-(```sh, ```text).
+(```sh, ```text). ```python qt blocks need PySide6: `qt` writes those (the
+Qt tests run them), `python` leaves them out (fresh venvs have no Qt).
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-EXTENSIONS = {"c": "c", "python": "py", "swift": "swift"}
+EXTENSIONS = {"c": "c", "python": "py", "swift": "swift", "qt": "py"}
+INFO_STRINGS = {"qt": "python qt"}
 
 
 def blocks(text: str, language: str) -> list:
     found, current = [], None
     for line in text.splitlines(keepends=True):
         if current is None:
-            if line.strip() == "```" + language:
+            if line.strip() == "```" + INFO_STRINGS.get(language, language):
                 current = []
         elif line.strip() == "```":
             found.append("".join(current))

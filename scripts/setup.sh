@@ -3,8 +3,9 @@
 # and says what it installs:
 #   apt: cmake ninja-build libsqlite3-dev pkg-config gcc g++ binutils
 #        (python3-venv when Python cannot make a virtual environment)
-#   pip: pytest and hypothesis, into .venv in this checkout -- never into
-#        the system's or the user's Python.
+#   pip: pytest, hypothesis and PySide6-Essentials (the Qt model tests),
+#        into .venv in this checkout -- never into the system's or the
+#        user's Python.
 # Swift itself is expected on PATH (a swift.org toolchain).
 #
 #   source scripts/setup.sh           # system packages and .venv
@@ -57,6 +58,12 @@ ydb_setup_python() {
   if ! "$PYTHON" -c 'import pytest, hypothesis' 2>/dev/null; then
     ydb_log "installing pytest and hypothesis into $venv"
     "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6"
+  fi
+  # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: 6.12.0's
+  # beginMoveRows breaks the reference count of True (crashes Python 3.11).
+  if ! "$PYTHON" -c 'import PySide6.QtTest' 2>/dev/null; then
+    ydb_log "installing PySide6-Essentials (Qt, for the Qt model tests) into $venv"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "PySide6-Essentials>=6.5,<6.12"
   fi
 }
 
