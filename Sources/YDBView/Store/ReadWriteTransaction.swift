@@ -179,9 +179,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     public func setObject(_ object: [UInt8], forKey key: String, inCollection collection: String,
                           metadata: [UInt8]?) throws {
         try write(refusing: { try checkStorable(object: object, metadata: metadata, key: key, collection: collection) }) {
+            try validateName(key, "key")
+            try validateName(collection, "collection")
             let rowKey = RowKey(collection: collection, key: key)
-            if let rowid = try rowid(forKey: key, inCollection: collection) {
-                try table.update(rowid, object: object, metadata: metadata)
+            if let rowid = try table.update(key: key, collection: collection, object: object, metadata: metadata) {
                 record([.objectChanged, .metadataChanged], rowKey)
                 let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
                 try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
