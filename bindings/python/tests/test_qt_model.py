@@ -193,7 +193,7 @@ def exec_briefly(self=None):
     return 0
 
 QApplication.exec = exec_briefly
-runpy.run_path(sys.argv[1], run_name="__main__")
+ran = runpy.run_path(sys.argv[1], run_name="__main__")
 print("ran", sys.argv[1])
 """
 
@@ -204,3 +204,21 @@ def test_the_readmes_qt_example_runs(tmp_path: Path) -> None:
     assert listed, "README.md has no ```python qt example"
     for script in listed:
         assert "ran" in run("-c", BRIEF_EXEC, script)
+
+
+SHOW_MODEL = BRIEF_EXEC + """
+model = ran["model"]
+for section in range(model.rowCount()):
+    parent = model.index(section, 0)
+    print(model.data(parent), "|", " / ".join(model.data(model.index(row, 0, parent))
+                                              for row in range(model.rowCount(parent))))
+"""
+
+
+def test_the_list_views_docs_qt_example_is_the_example_file_and_runs() -> None:
+    example = ROOT / "bindings" / "python" / "examples" / "qt_minimal.py"
+    code = example.read_text()
+    docs = (ROOT / "docs" / "list-views.md").read_text()
+    assert "```python\n" + code + "```" in docs, "docs/list-views.md must show qt_minimal.py verbatim"
+    out = run("-c", SHOW_MODEL, str(example))
+    assert "today | 09:00  water the plants" in out and "later | 17:30  call Ana" in out, out
