@@ -110,6 +110,14 @@ final class ViewWriter {
     func repopulate(_ context: ViewWriteContext) throws {
         let (groups, scannedKeys) = try sortedGroups(context)
         if state.totalCount > 0 { try reset(keys: scannedKeys, context) }
+        // Every row logged below was scanned: the scan's keys are the log's
+        // (a row the grouping left out is named too, and never looked up).
+        // One dictionary for both instead of a second copy, row by row.
+        if keys.isEmpty {
+            keys = scannedKeys
+        } else {
+            keys.merge(scannedKeys) { logged, _ in logged }
+        }
         var newState = ViewState()
         var places: [(Int64, RowPlace)] = []
         for (name, rows) in groups {
@@ -122,7 +130,6 @@ final class ViewWriter {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
                 places.append((entry.rowid, RowPlace(group: group, label: label, sortKey: entry.sortKey)))
-                keys[entry.rowid] = scannedKeys[entry.rowid]
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
             newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
