@@ -73,19 +73,17 @@ ydb_setup_python() {
 }
 
 # The system libraries that QtCore/QtGui/QtWidgets/QtTest and the offscreen
-# platform plugin link against, and that a minimal Debian 12 does not have
-# (found with ldd on a fresh bookworm): soname:package pairs, installed only
-# when the soname is missing. libfontconfig1 brings a font with it.
+# platform plugin link against and a minimal Debian 12 does not have (found
+# with ldd on a fresh bookworm: libEGL, libGL, libX11, libdbus-1,
+# libfontconfig, libfreetype, libglib-2.0, libxkbcommon), by Debian package,
+# installed only when missing. libfontconfig1 brings a font with it.
 ydb_setup_qt_libraries() {
-  local missing=() pair ldconfig
-  ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
-  local known
-  known=$("$ldconfig" -p)
-  for pair in libEGL.so.1:libegl1 libGL.so.1:libgl1 libX11.so.6:libx11-6 \
-              libdbus-1.so.3:libdbus-1-3 libfontconfig.so.1:libfontconfig1 \
-              libfreetype.so.6:libfreetype6 libglib-2.0.so.0:libglib2.0-0 \
-              libxkbcommon.so.0:libxkbcommon0; do
-    grep -qF "${pair%%:*} (" <<<"$known" || missing+=("${pair#*:}")
+  command -v dpkg-query >/dev/null || return 0   # not Debian: nothing apt could add
+  local missing=() package
+  for package in libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 \
+                 libglib2.0-0 libxkbcommon0; do
+    dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null | grep -qx installed ||
+      missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] || ydb_log "Qt needs these system libraries"
   ydb_apt_install "${missing[@]}"
