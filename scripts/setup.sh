@@ -6,6 +6,9 @@
 #   pip: pytest, hypothesis and PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
+#   apt, for Qt (its wheel ships Qt but not the system libraries Qt loads,
+#        which a minimal Debian 12 lacks): libegl1 libgl1 libx11-6
+#        libdbus-1-3 libfontconfig1 libfreetype6 libglib2.0-0 libxkbcommon0
 # Swift itself is expected on PATH (a swift.org toolchain).
 #
 #   source scripts/setup.sh           # system packages and .venv
@@ -59,12 +62,31 @@ ydb_setup_python() {
     ydb_log "installing pytest and hypothesis into $venv"
     "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6"
   fi
-  # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: 6.12.0's
-  # beginMoveRows breaks the reference count of True (crashes Python 3.11).
+  # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: in
+  # 6.12.0 every void call (beginInsertRows, endMoveRows, ...) and every
+  # signal emit drops a reference to None or True, which aborts Python 3.11.
   if ! "$PYTHON" -c 'import PySide6.QtTest' 2>/dev/null; then
     ydb_log "installing PySide6-Essentials (Qt, for the Qt model tests) into $venv"
     "$PYTHON" -m pip install -q --disable-pip-version-check "PySide6-Essentials>=6.5,<6.12"
   fi
+  ydb_setup_qt_libraries
+}
+
+# The system libraries that QtCore/QtGui/QtWidgets/QtTest and the offscreen
+# platform plugin link against and a minimal Debian 12 does not have (found
+# with ldd on a fresh bookworm: libEGL, libGL, libX11, libdbus-1,
+# libfontconfig, libfreetype, libglib-2.0, libxkbcommon), by Debian package,
+# installed only when missing. libfontconfig1 brings a font with it.
+ydb_setup_qt_libraries() {
+  command -v dpkg-query >/dev/null || return 0   # not Debian: nothing apt could add
+  local missing=() package
+  for package in libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 \
+                 libglib2.0-0 libxkbcommon0; do
+    dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null | grep -qx installed ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] || ydb_log "Qt needs these system libraries"
+  ydb_apt_install "${missing[@]}"
 }
 
 ydb_setup_system

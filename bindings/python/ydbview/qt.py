@@ -70,6 +70,7 @@ class _Follower:
         self._database = database
         self._mappings = mappings
         self._display = display
+        self._closed = False
         self._connection: Connection = database.new_connection()
         self._connection.begin_long_lived_read_transaction()
         with self._connection.read() as t:
@@ -80,15 +81,25 @@ class _Follower:
         self._read_shadow()
         self._observer: Optional[int] = None
         if follow_commits:
-            self._relay = _Relay()
+            # A child of the model, so it lives (and delivers) on the
+            # model's thread, and follows the model to another thread.
+            self._relay = _Relay(self)  # type: ignore[arg-type]
             self._relay.committed.connect(self.catch_up, Qt.ConnectionType.QueuedConnection)
-            self._observer = database.add_commit_observer(lambda _: self._relay.committed.emit())
+            relay = self._relay
+            self._observer = database.add_commit_observer(lambda _: relay.committed.emit())
 
     def close(self) -> None:
-        """Stops following commits and closes the model's connection."""
+        """Stops following commits and closes the model's connection. The
+        model keeps showing the rows it has (their keys; objects read
+        before): views may still paint it, and catch-ups already queued do
+        nothing."""
+        if self._closed:
+            return
+        self._closed = True
         if self._observer is not None:
             self._database.remove_commit_observer(self._observer)
             self._observer = None
+            self._relay.committed.disconnect(self.catch_up)
         self._connection.close()
 
     @property
@@ -102,25 +113,39 @@ class _Follower:
         """The table as the mappings show it now, rows by (collection, key)."""
         m = self._mappings
         self._groups = [m.group_for_section(s) or "" for s in range(m.number_of_sections)]
-        self._sections = [[self._row_at(s, r) for r in range(m.number_of_items_in_section(s) or 0)]
-                          for s in range(len(self._groups))]
+        with self._connection.read() as t:
+            self._sections = [[self._row_at(s, r, t) for r in range(m.number_of_items_in_section(s) or 0)]
+                              for s in range(len(self._groups))]
 
-    def _row_at(self, section: int, row: int) -> RowName:
+    def _row_at(self, section: int, row: int, txn: Any = None) -> RowName:
         """The row the mappings show at (section, row) of the current snapshot."""
         found = self._mappings.group_and_index_for_row((section, row))
         if found is not None:
-            with self._connection.read() as t:
-                key = t.view(self._mappings.view).key_at(*found)
+            if txn is None:
+                with self._connection.read() as t:
+                    key = t.view(self._mappings.view).key_at(*found)
+            else:
+                key = txn.view(self._mappings.view).key_at(*found)
             if key is not None:
                 return key
         raise LookupError(f"the mappings show no row at ({section}, {row})")
 
     def _value(self, name: RowName) -> Any:
         """The row's object and metadata at the model's snapshot (cached
-        until the next catch-up); None once the row is gone."""
+        until the next catch-up); None once the row is gone, and None (not
+        cached) when it cannot be read now: the model was closed, or its
+        connection fell so far behind that the database released its
+        snapshot -- the catch-up already queued resets the model.
+        ``data()`` is called from Qt's painting, where an exception could
+        only be printed."""
         if name not in self._cache:
-            with self._connection.read() as t:
-                self._cache[name] = t.get_row(*name)
+            if self._closed:
+                return None
+            try:
+                with self._connection.read() as t:
+                    self._cache[name] = t.get_row(*name)
+            except ReloadRequired:
+                return None
         return self._cache[name]
 
     def _row_data(self, name: RowName, role: int) -> Any:
@@ -150,7 +175,13 @@ class _Follower:
         """Moves to the newest snapshot and applies the changeset step by
         step. Called by the commit observer's signal; call it directly to
         catch up synchronously (tests, or a model made with
-        ``follow_commits=False``)."""
+        ``follow_commits=False``). Does nothing once the model is closed.
+
+        When the connection fell more than ``Database.max_commits_behind``
+        commits behind, the changes in between are gone: the model resets
+        (``beginResetModel``/``endResetModel``) and reads the table anew."""
+        if self._closed:
+            return
         try:
             notifications = self._connection.begin_long_lived_read_transaction()
         except ReloadRequired:
@@ -158,11 +189,21 @@ class _Follower:
             return
         changeset = self._mappings.changes(notifications)
         self._cache.clear()
-        for step in changeset.steps():
-            self._apply(step)
+        try:
+            for step in changeset.steps():
+                self._apply(step)
+        except ReloadRequired:
+            # Released between two steps (other threads committed that many
+            # times meanwhile) while reading an arriving row, which happens
+            # before its begin call: no begin/end pair is open.
+            self._reset()
 
     def _reset(self) -> None:
         self._begin_reset()
+        try:
+            self._connection.begin_long_lived_read_transaction()
+        except ReloadRequired:
+            pass   # at the newest snapshot all the same
         with self._connection.read() as t:
             self._mappings.update(t)
         self._cache.clear()

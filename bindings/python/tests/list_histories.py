@@ -1,0 +1,95 @@
+"""Random histories for the list-model checks (qt_histories.py and
+gtk_histories.py): a view "v" of rows {"g": group, "n": rank} in
+collection "c", random mappings configurations over its groups, random
+commits, and the table a Mappings shows read through its getters. No Qt
+or GTK here: each checker imports what it drives."""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, List, Tuple
+
+import ydbview
+from ydbview import Mappings, RangeOptions
+
+GROUPS = ["a", "b", "c", "d"]
+Configure = Callable[[Mappings], None]
+
+
+def random_configuration(rng: random.Random) -> Tuple[bool, Configure]:
+    """(dynamic groups?, what to set on a fresh Mappings): every model
+    gets its own Mappings, configured the same way."""
+    dynamic = rng.random() < 0.25
+    settings: List[Callable[[Mappings], None]] = []
+    if not dynamic and rng.random() < 0.5:
+        settings.append(lambda m: m.set_is_dynamic_section_for_all_groups(True))
+    for group in GROUPS:
+        choice = rng.random()
+        length, offset, pin = rng.randint(1, 4), rng.randint(0, 2), rng.choice(["beginning", "end"])
+        if choice < 0.2:
+            settings.append(lambda m, g=group, o=RangeOptions.fixed(length, offset=offset, pin=pin):
+                            m.set_range_options(g, o))
+        elif choice < 0.4:
+            settings.append(lambda m, g=group, o=RangeOptions.flexible(length, offset=offset, pin=pin):
+                            m.set_range_options(g, o))
+        if rng.random() < 0.3:
+            settings.append(lambda m, g=group: m.set_is_reversed(g, True))
+        if rng.random() < 0.2:
+            settings.append(lambda m, g=group, d=rng.choice([-1, 1]): m.set_cell_drawing_dependency(g, d))
+    if rng.random() < 0.2:
+        settings.append(lambda m, t=rng.randint(2, 8): m.set_auto_consolidate_groups(t, "all"))
+
+    def configure(m: Mappings) -> None:
+        for setting in settings:
+            setting(m)
+    return dynamic, configure
+
+
+def new_mappings(dynamic: bool, configure: Configure) -> Mappings:
+    m = Mappings.dynamic(lambda group: group != "d", "v") if dynamic else Mappings(GROUPS, "v")
+    configure(m)
+    return m
+
+
+def random_commit(writer: ydbview.Connection, rng: random.Random) -> None:
+    with writer.read_write() as t:
+        for _ in range(rng.randint(1, 5)):
+            key = f"k{rng.randint(0, 14)}"
+            choice = rng.random()
+            if choice < 0.55:
+                t.set("c", key, {"g": rng.choice("abcd"), "n": rng.randint(0, 9)})
+            elif choice < 0.7:
+                t.touch_object("c", key)
+            elif choice < 0.97:
+                t.remove("c", key)
+            else:
+                t.remove_all("c")
+
+
+def mappings_table(db: ydbview.Database, m: Mappings) -> List[Tuple[str, List[Tuple[str, str]]]]:
+    """The table the mappings show, read through its getters and the view
+    (at the newest snapshot, which is the models' after a catch-up)."""
+    reader = db.new_connection()
+    table = []
+    with reader.read() as t:
+        view = t.view("v")
+        for section in range(m.number_of_sections):
+            rows = []
+            for row in range(m.number_of_items_in_section(section) or 0):
+                rows.append(view.key_at(*m.group_and_index_for_row((section, row))))
+            table.append((m.group_for_section(section) or "", rows))
+    reader.close()
+    return table
+
+
+def new_database(rng: random.Random) -> ydbview.Database:
+    """A database with view "v" (grouped by "g", sorted by "n" then key);
+    a tenth of the histories let a connection fall only one or two commits
+    behind, so catching up after more commits must reset the model."""
+    db = ydbview.Database(serializer=ydbview.JSONSerializer())
+    db.register_view("v", ydbview.Grouping(lambda row: row.object["g"], flavour="object"),
+                     ydbview.KeySorting(lambda group, row: (row.object["n"], row.key), flavour="object"),
+                     persistent=False)
+    if rng.random() < 0.1:
+        db.max_commits_behind = rng.randint(1, 2)
+    return db
