@@ -29,23 +29,29 @@ def table(state: Dict[str, Any]) -> Dict[str, Any]:
     return {name: value for name, value in state.items() if name not in ("snapshot", "getters")}
 
 
-def moves_for_readded_rows(changes: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def moves_for_readded_rows(changes: List[Dict[str, Any]], ours: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """YapDatabase reports a row removed and set again under its key as a
-    delete and an insert; ydbview as one move. Rewrites such pairs as moves."""
-    by_key: Dict[Any, List[Dict[str, Any]]] = collections.defaultdict(list)
-    for change in changes:
-        if change.get("key") is not None:
-            by_key[(change.get("collection"), change["key"])].append(change)
+    delete and an insert; ydbview as one move. Rewrites such pairs of
+    YapDatabase's as the move ydbview reports. The delete is found by key,
+    or -- after a remove-all, where YapDatabase's deletes name no key -- by
+    the original index path of ydbview's move of that key."""
+    moved_from = {(c.get("collection"), c.get("key")): c["index_path"] for c in ours if c["type"] == "move"}
     merged, replaced = [], set()
-    for (collection, key), named in by_key.items():
-        deletes = [c for c in named if c["type"] == "delete"]
-        inserts = [c for c in named if c["type"] == "insert"]
-        if len(deletes) == 1 and len(inserts) == 1:
-            gone, back = deletes[0], inserts[0]
-            replaced.update((id(gone), id(back)))
-            merged.append({"type": "move", "index_path": gone["index_path"], "new_index_path": back["new_index_path"],
-                           "original_group": gone.get("original_group"), "final_group": back.get("final_group"),
-                           "collection": collection, "key": key, "changes": back.get("changes")})
+    for back in changes:
+        if back["type"] != "insert" or back.get("key") is None:
+            continue
+        name = (back.get("collection"), back["key"])
+        gone = next((c for c in changes if c["type"] == "delete" and id(c) not in replaced
+                     and (c.get("collection"), c.get("key")) == name), None)
+        if gone is None and name in moved_from:
+            gone = next((c for c in changes if c["type"] == "delete" and id(c) not in replaced
+                         and c.get("key") is None and c["index_path"] == moved_from[name]), None)
+        if gone is None:
+            continue
+        replaced.update((id(gone), id(back)))
+        merged.append({"type": "move", "index_path": gone["index_path"], "new_index_path": back["new_index_path"],
+                       "original_group": gone.get("original_group"), "final_group": back.get("final_group"),
+                       "collection": name[0], "key": name[1], "changes": back.get("changes")})
     return [c for c in changes if id(c) not in replaced] + merged
 
 
@@ -60,7 +66,7 @@ def signature(change: Dict[str, Any], with_key: bool) -> str:
 
 def same_row_changes(ours: List[Dict[str, Any]], theirs: List[Dict[str, Any]]) -> bool:
     """As multisets; a change of ours may name a row where YapDatabase's names none."""
-    wanted = collections.Counter(signature(c, c.get("key") is not None) for c in moves_for_readded_rows(theirs))
+    wanted = collections.Counter(signature(c, c.get("key") is not None) for c in moves_for_readded_rows(theirs, ours))
     for change in ours:
         named, unnamed = signature(change, True), signature(change, False)
         if wanted[named] > 0:
