@@ -30,8 +30,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--screenshot", metavar="PNG", help="render after a few commits, save, and quit")
     args = parser.parse_args()
-
     app = QApplication([])
+    # The window and the model live in show(): they are gone when it
+    # returns, before the application object (destroying them after it can
+    # crash Qt at exit).
+    show(app, args.screenshot)
+
+
+def show(app: QApplication, screenshot: "str | None") -> None:
     db = ydbview.Database(serializer=ydbview.JSONSerializer())
     # Players grouped by team, best score first (a key function: one call a row).
     db.register_view("byScore", ydbview.grouping(flavour="object")(lambda row: row.object["team"]),
@@ -72,22 +78,17 @@ def main() -> None:
 
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()
-    if args.screenshot:
+    if screenshot:
         def shoot() -> None:
             view.expandAll()
-            view.grab().save(args.screenshot)
+            view.grab().save(screenshot)
             app.quit()
         QTimer.singleShot(1500, shoot)
     app.exec()
     stop.set()
     thread.join()
-    # Widgets and models go before the application object does.
-    view.setModel(None)
-    del view
     model.close()
-    del model
     db.close()
-    del app
 
 
 if __name__ == "__main__":

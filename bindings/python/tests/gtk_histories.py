@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import sys
-import threading
 import time
 from typing import List, Tuple
 
@@ -26,7 +25,7 @@ from gi.repository import GLib
 
 import ydbview
 from gtk_list_model import MappingsListModel
-from list_histories import mappings_table, new_database, new_mappings, random_commit, random_configuration
+from list_histories import begin_history, mappings_table, random_commit, write_from_another_thread
 
 
 class Consumer:
@@ -87,12 +86,8 @@ class OnScreen:
 
 def replay(seed: int, counts: dict, screen: "OnScreen | None" = None) -> None:
     rng = random.Random(seed)
-    db = new_database(rng)
-    writer = db.new_connection()
-    for _ in range(rng.randint(0, 4)):
-        random_commit(writer, rng)
-    dynamic, configure = random_configuration(rng)
-    model = MappingsListModel(db, new_mappings(dynamic, configure), follow_commits=False)
+    db, writer, make_mappings = begin_history(rng)
+    model = MappingsListModel(db, make_mappings(), follow_commits=False)
     consumer = Consumer(model)
     if screen is not None:
         screen.show(model)
@@ -118,15 +113,7 @@ def follow_another_thread() -> None:
     model = MappingsListModel(db, ydbview.Mappings(["all"], "v"))
     consumer = Consumer(model)
 
-    def write() -> None:
-        connection = db.new_connection()
-        for number in range(30):
-            with connection.read_write() as t:
-                t.set("c", f"k{number}", (number * 7) % 30)
-        connection.close()
-
-    thread = threading.Thread(target=write)
-    thread.start()
+    thread = write_from_another_thread(db)
     context = GLib.MainContext.default()
     deadline = time.monotonic() + 30
     while len(consumer.items) < 30 and time.monotonic() < deadline:

@@ -7,6 +7,7 @@ or GTK here: each checker imports what it drives."""
 from __future__ import annotations
 
 import random
+import threading
 from typing import Callable, List, Tuple
 
 import ydbview
@@ -93,3 +94,30 @@ def new_database(rng: random.Random) -> ydbview.Database:
     if rng.random() < 0.1:
         db.max_commits_behind = rng.randint(1, 2)
     return db
+
+
+def begin_history(rng: random.Random) -> Tuple[ydbview.Database, ydbview.Connection, Callable[[], Mappings]]:
+    """A new database with a few random commits made, its writer, and a
+    factory of Mappings all configured alike (one per model under test)."""
+    db = new_database(rng)
+    writer = db.new_connection()
+    for _ in range(rng.randint(0, 4)):
+        random_commit(writer, rng)
+    dynamic, configure = random_configuration(rng)
+    return db, writer, lambda: new_mappings(dynamic, configure)
+
+
+def write_from_another_thread(db: ydbview.Database, count: int = 30) -> threading.Thread:
+    """Starts a thread that commits rows k0 … k{count-1}, one commit each,
+    with objects (7 * number) % count: a permutation, so a view sorted by
+    object shows every row at a known place. Join it when done."""
+    def write() -> None:
+        connection = db.new_connection()
+        for number in range(count):
+            with connection.read_write() as t:
+                t.set("c", f"k{number}", (number * 7) % count)
+        connection.close()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    return thread

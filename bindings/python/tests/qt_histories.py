@@ -17,7 +17,7 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
 from PySide6.QtTest import QAbstractItemModelTester
 
 import ydbview
-from list_histories import mappings_table, new_database, new_mappings, random_commit, random_configuration
+from list_histories import begin_history, mappings_table, random_commit
 from ydbview.qt import FlatMappingsModel, MappingsModel, Roles
 
 
@@ -42,13 +42,9 @@ def display(row: ydbview.qt.ShownRow) -> str:
 
 def replay(seed: int, counts: dict) -> None:
     rng = random.Random(seed)
-    db = new_database(rng)
-    writer = db.new_connection()
-    for _ in range(rng.randint(0, 4)):
-        random_commit(writer, rng)
-    dynamic, configure = random_configuration(rng)
-    tree = MappingsModel(db, new_mappings(dynamic, configure), display=display, follow_commits=False)
-    flat = FlatMappingsModel(db, new_mappings(dynamic, configure), display=display, follow_commits=False)
+    db, writer, make_mappings = begin_history(rng)
+    tree = MappingsModel(db, make_mappings(), display=display, follow_commits=False)
+    flat = FlatMappingsModel(db, make_mappings(), display=display, follow_commits=False)
     testers = [QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
                for model in (tree, flat)]
     tree.modelReset.connect(lambda: counts.__setitem__("resets", counts["resets"] + 1))

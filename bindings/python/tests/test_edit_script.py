@@ -6,12 +6,13 @@ and mappings configurations; and a hand-made case whose order matters."""
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Tuple
 
 import pytest
 
 import ydbview
-from ydbview import EditStep, Mappings, RangeOptions, StepType
+from list_histories import mappings_table, new_mappings, random_commit, random_configuration
+from ydbview import EditStep, Mappings, StepType
 
 RowName = Tuple[str, str]
 Table = Tuple[List[str], List[List[RowName]]]
@@ -28,19 +29,10 @@ def setup() -> Iterator[Any]:
     db.close()
 
 
-def read_table(ui: ydbview.Connection, mappings: Mappings) -> Table:
-    groups: List[str] = []
-    sections: List[List[RowName]] = []
-    with ui.read() as t:
-        view = t.view("v")
-        for section in range(mappings.number_of_sections):
-            groups.append(mappings.group_for_section(section) or "")
-            rows = []
-            for row in range(mappings.number_of_items_in_section(section) or 0):
-                group, index = mappings.group_and_index_for_row((section, row))
-                rows.append(view.key_at(group, index))
-            sections.append(rows)
-    return groups, sections
+def read_table(db: ydbview.Database, mappings: Mappings) -> Table:
+    """The table the mappings show now, as (groups, rows of each section)."""
+    shown = mappings_table(db, mappings)
+    return [group for group, _ in shown], [rows for _, rows in shown]
 
 
 def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
@@ -88,57 +80,17 @@ def test_an_insert_lands_after_its_predecessor_while_a_moved_row_waits(setup: An
             t.set("c", name, {"g": "g", "n": n})
     m = Mappings(["g"], "v")
     start(ui, m)
-    old = read_table(ui, m)
+    old = read_table(db, m)
     with writer.read_write() as t:
         t.set("c", "b", {"g": "g", "n": 9})   # b moves to the end
         t.set("c", "x", {"g": "g", "n": 4})   # x lands between c and b
     changeset = m.changes(ui.begin_long_lived_read_transaction())
-    new = read_table(ui, m)
+    new = read_table(db, m)
     steps = changeset.steps()
     assert [(s.type, s.section, s.row, s.to_row) for s in steps] == [
         (StepType.INSERT_ROW, 0, 3, None), (StepType.MOVE_ROW, 0, 1, 3), (StepType.RELOAD_ROW, 0, 3, None)]
     assert apply_steps(steps, old, new) == new == (["g"], [[("c", "a"), ("c", "c"), ("c", "x"), ("c", "b")]])
     assert steps[1].to_dict()["type"] == "move_row" and steps[1].key == "b"
-
-
-def random_mappings(rng: random.Random) -> Mappings:
-    groups = ["a", "b", "c", "d"]
-    if rng.random() < 0.25:
-        m = Mappings.dynamic(lambda group: group != "d", "v")
-    else:
-        m = Mappings(groups, "v")
-        if rng.random() < 0.5:
-            m.set_is_dynamic_section_for_all_groups(True)
-    for group in groups:
-        choice = rng.random()
-        if choice < 0.2:
-            m.set_range_options(group, RangeOptions.fixed(rng.randint(1, 4), offset=rng.randint(0, 2),
-                                                          pin=rng.choice(["beginning", "end"])))
-        elif choice < 0.4:
-            m.set_range_options(group, RangeOptions.flexible(rng.randint(1, 4), offset=rng.randint(0, 2),
-                                                             pin=rng.choice(["beginning", "end"])))
-        if rng.random() < 0.3:
-            m.set_is_reversed(group, True)
-        if rng.random() < 0.2:
-            m.set_cell_drawing_dependency(group, rng.choice([-1, 1]))
-    if rng.random() < 0.2:
-        m.set_auto_consolidate_groups(rng.randint(2, 8), "all")
-    return m
-
-
-def random_commit(writer: ydbview.Connection, rng: random.Random) -> None:
-    with writer.read_write() as t:
-        for _ in range(rng.randint(1, 5)):
-            key = f"k{rng.randint(0, 14)}"
-            choice = rng.random()
-            if choice < 0.55:
-                t.set("c", key, {"g": rng.choice("abcd"), "n": rng.randint(0, 9)})
-            elif choice < 0.7:
-                t.touch_object("c", key)
-            elif choice < 0.97:
-                t.remove("c", key)
-            else:
-                t.remove_all("c")
 
 
 def test_steps_rebuild_the_new_table_over_random_histories(setup: Any) -> None:
@@ -150,14 +102,15 @@ def test_steps_rebuild_the_new_table_over_random_histories(setup: Any) -> None:
             t.remove_all_collections()
             for i in range(rng.randint(0, 10)):
                 t.set("c", f"k{i}", {"g": rng.choice("abcd"), "n": rng.randint(0, 9)})
-        m = random_mappings(rng)
+        dynamic, configure = random_configuration(rng)
+        m = new_mappings(dynamic, configure)
         start(ui, m)
         for _ in range(rng.randint(1, 4)):
-            old = read_table(ui, m)
+            old = read_table(db, m)
             for _ in range(rng.randint(1, 3)):
                 random_commit(writer, rng)
             changeset = m.changes(ui.begin_long_lived_read_transaction())
-            new = read_table(ui, m)
+            new = read_table(db, m)
             steps = changeset.steps()
             for step in steps:
                 kinds[step.type] += 1

@@ -19,7 +19,9 @@ ROOT = HERE.parent.parent.parent
 
 
 def run(*args: str, timeout: int = 300) -> str:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # The tests' folder too: the inline scripts share list_histories.py.
+    path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(HERE)]))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=path)
     result = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result.stdout
@@ -36,11 +38,12 @@ def test_both_models_pass_qts_model_tester_over_520_random_histories() -> None:
 
 
 FOLLOWS_ANOTHER_THREAD = """
-import threading, time
+import time
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtTest import QAbstractItemModelTester
 import ydbview
 from ydbview.qt import FlatMappingsModel
+from list_histories import write_from_another_thread
 
 app = QCoreApplication([])
 db = ydbview.Database(serializer=ydbview.JSONSerializer())
@@ -48,15 +51,7 @@ db.register_view("v", lambda row: "all", key=lambda group, row: row.object)
 model = FlatMappingsModel(db, ydbview.Mappings(["all"], "v"))
 tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
 
-def write():
-    connection = db.new_connection()
-    for number in range(30):
-        with connection.read_write() as t:
-            t.set("c", f"k{number}", (number * 7) % 30)
-    connection.close()
-
-thread = threading.Thread(target=write)
-thread.start()
+thread = write_from_another_thread(db)
 deadline = time.monotonic() + 30
 while model.rowCount() < 30 and time.monotonic() < deadline:
     app.processEvents()
@@ -165,7 +160,9 @@ print("closed quietly")
 
 
 def test_a_closed_model_keeps_its_rows_and_ignores_queued_catch_ups() -> None:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # The tests' folder too: the inline scripts share list_histories.py.
+    path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(HERE)]))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=path)
     result = subprocess.run([sys.executable, "-c", CLOSED], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "closed quietly" in result.stdout, result.stderr
     # A slot that raises only prints its traceback: there must be none.
