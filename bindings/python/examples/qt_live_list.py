@@ -12,6 +12,7 @@ the project's .venv).
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import threading
 import time
@@ -31,10 +32,12 @@ def main() -> None:
     parser.add_argument("--screenshot", metavar="PNG", help="render after a few commits, save, and quit")
     args = parser.parse_args()
     app = QApplication([])
-    # The window and the model live in show(): they are gone when it
-    # returns, before the application object (destroying them after it can
-    # crash Qt at exit).
     show(app, args.screenshot)
+    # The window and the model must be gone before the application object:
+    # Qt crashes at exit destroying a widget that outlived it. They live in
+    # show(), but signal connections and timers hold them in reference
+    # cycles, so collect those now, while `app` still exists.
+    gc.collect()
 
 
 def show(app: QApplication, screenshot: "str | None") -> None:
