@@ -10,6 +10,8 @@ import YDBView
 
 /// A changeset as C sees it, with the C strings it lends out (borrowed
 /// until ydb_changeset_free), made once up front so reads need no lock.
+/// The edit script is made on its first read (most callers read the row
+/// changes only), and borrows the same strings.
 final class ChangesetBox {
     let changeset: Changeset
     let sectionGroups: [UnsafeMutablePointer<CChar>]
@@ -17,18 +19,11 @@ final class ChangesetBox {
     let finalGroups: [UnsafeMutablePointer<CChar>?]
     let collections: [UnsafeMutablePointer<CChar>?]
     let keys: [UnsafeMutablePointer<CChar>?]
-    /// The edit script, and each step's group, collection and key.
-    let steps: [EditStep]
-    let stepStrings: [(group: UnsafeMutablePointer<CChar>?, collection: UnsafeMutablePointer<CChar>?,
-                       key: UnsafeMutablePointer<CChar>?)]
+    private let scriptLock = Lock()
+    private var script: (steps: [EditStep], rowChangeOf: [Int64: Int])?
 
     init(_ changeset: Changeset) {
         self.changeset = changeset
-        steps = changeset.steps()
-        stepStrings = steps.map { step in
-            (step.group.map { strdup($0)! }, step.rowKey.map { strdup($0.collection)! },
-             step.rowKey.map { strdup($0.key)! })
-        }
         sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }
         originalGroups = changeset.rowChanges.map { $0.originalGroup.map { strdup($0)! } }
         finalGroups = changeset.rowChanges.map { $0.finalGroup.map { strdup($0)! } }
@@ -41,11 +36,35 @@ final class ChangesetBox {
         for list in [originalGroups, finalGroups, collections, keys] {
             for pointer in list { free(pointer) }
         }
-        for strings in stepStrings {
-            free(strings.group)
-            free(strings.collection)
-            free(strings.key)
+    }
+
+    /// The edit script, and for each row the position of its row change
+    /// (a changeset has one change a row; a step names its row by its old id).
+    private var editScript: (steps: [EditStep], rowChangeOf: [Int64: Int]) {
+        scriptLock.withLock {
+            if let script { return script }
+            let made = (changeset.steps(), Dictionary(uniqueKeysWithValues:
+                changeset.rowChanges.enumerated().map { ($0.element.originalRowid, $0.offset) }))
+            script = made
+            return made
         }
+    }
+
+    var stepCount: Int { editScript.steps.count }
+
+    /// Step `position` with its strings: a section step's group is its
+    /// section change's, a row step's collection and key its row change's.
+    func step(_ position: Int) -> (EditStep, group: UnsafeMutablePointer<CChar>?,
+                                   collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?)? {
+        let (steps, rowChangeOf) = editScript
+        guard steps.indices.contains(position) else { return nil }
+        let step = steps[position]
+        if let group = step.group {
+            let section = changeset.sectionChanges.firstIndex { $0.group.utf8.elementsEqual(group.utf8) }
+            return (step, section.map { sectionGroups[$0] }, nil, nil)
+        }
+        let change = step.originalRowid.flatMap { rowChangeOf[$0] }
+        return (step, nil, change.flatMap { collections[$0] }, change.flatMap { keys[$0] })
     }
 }
 
@@ -296,17 +315,16 @@ private func stepType(_ kind: EditStep.Kind) -> Int32 {
 
 @_cdecl("ydb_changeset_step_count")
 public func ydb_changeset_step_count(_ handle: OpaquePointer?, _ outCount: UnsafeMutablePointer<UInt>?) -> Int32 {
-    answer(outCount, "out_count") { UInt(try changesetBox(handle).steps.count) }
+    answer(outCount, "out_count") { UInt(try changesetBox(handle).stepCount) }
 }
 
 @_cdecl("ydb_changeset_step")
 public func ydb_changeset_step(_ handle: OpaquePointer?, _ position: UInt, _ outStep: UnsafeMutableRawPointer?) -> Int32 {
     answer(bytesAt: outStep, "out_step", cleared: CEditStep.cleared) {
         let box = try changesetBox(handle)
-        guard position < UInt(box.steps.count) else {
-            throw YDBError(.invalidArgument, "step \(position) is out of range (count \(box.steps.count))")
+        guard position < UInt(Int.max), let (step, group, collection, key) = box.step(Int(position)) else {
+            throw YDBError(.invalidArgument, "step \(position) is out of range (count \(box.stepCount))")
         }
-        let step = box.steps[Int(position)], strings = box.stepStrings[Int(position)]
         let (originalSection, originalRow) = cPath(step.originalPosition)
         let (finalSection, finalRow) = cPath(step.finalPosition)
         return CEditStep(
@@ -314,7 +332,7 @@ public func ydb_changeset_step(_ handle: OpaquePointer?, _ position: UInt, _ out
             section: UInt(step.section), row: step.row.map(UInt.init) ?? noIndex,
             toSection: step.toSection.map(UInt.init) ?? noIndex, toRow: step.toRow.map(UInt.init) ?? noIndex,
             originalSection: originalSection, originalRow: originalRow, finalSection: finalSection, finalRow: finalRow,
-            group: strings.group.map { UnsafePointer($0) }, collection: strings.collection.map { UnsafePointer($0) },
-            key: strings.key.map { UnsafePointer($0) }, rowid: step.rowid ?? 0)
+            group: group.map { UnsafePointer($0) }, collection: collection.map { UnsafePointer($0) },
+            key: key.map { UnsafePointer($0) }, rowid: step.rowid ?? 0)
     }
 }

@@ -21,6 +21,7 @@ never corrupts memory, but the answers then depend on timing.
 from __future__ import annotations
 
 import enum
+import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
@@ -245,7 +246,7 @@ class Changeset:
 
     section_changes: List[ViewSectionChange] = field(default_factory=list)
     row_changes: List[ViewRowChange] = field(default_factory=list)
-    _steps: List[EditStep] = field(default_factory=list, repr=False, compare=False)
+    _script: Optional["_EditScript"] = field(default=None, repr=False, compare=False)
 
     @property
     def is_empty(self) -> bool:
@@ -259,7 +260,7 @@ class Changeset:
         removals (empty); reloads at final positions. Applying the steps in
         order to the old table gives the new one (docs/behaviour.md, "Edit
         scripts")."""
-        return list(self._steps)
+        return [] if self._script is None else self._script.steps()
 
     def to_dict(self) -> Dict[str, Any]:
         """Returns the changeset as a JSON-ready dict."""
@@ -293,9 +294,31 @@ def _read_changeset(handle: int) -> Changeset:
             changes=ChangeFlags(change.changes),
             collection=_text_or_none(change.collection),
             key=_text_or_none(change.key)))
+    return Changeset(sections, rows, _EditScript(handle))
+
+
+class _EditScript:
+    """A changeset's edit script, read from C on the first ``steps()``
+    call: most callers read the row changes only, so the C changeset is
+    kept (and freed once the steps are read, or with the ``Changeset``)."""
+
+    def __init__(self, owned_handle: int) -> None:
+        self._handle = owned_handle
+        self._steps: Optional[List[EditStep]] = None
+        self._finalizer = weakref.finalize(self, lib.ydb_changeset_free, owned_handle)
+
+    def steps(self) -> List[EditStep]:
+        if self._steps is None:
+            self._steps = _read_steps(self._handle)
+            self._finalizer()
+        return list(self._steps)
+
+
+def _read_steps(handle: int) -> List[EditStep]:
+    count = c_size_t()
     _check(lib.ydb_changeset_step_count(handle, byref(count)))
     step = _ffi.EditStepStruct()
-    steps = []
+    steps: List[EditStep] = []
     for i in range(count.value):
         _check(lib.ydb_changeset_step(handle, i, byref(step)))
         is_row_step = step.row != _ffi.NO_INDEX
@@ -308,7 +331,7 @@ def _read_changeset(handle: int) -> Changeset:
             group=_text_or_none(step.group), changes=ChangeFlags(step.changes),
             collection=_text_or_none(step.collection), key=_text_or_none(step.key),
             rowid=step.rowid if is_row_step else None))
-    return Changeset(sections, rows, steps)
+    return steps
 
 
 # What a row change lacks, C gives as YDB_NO_INDEX or NULL; Python as None.
@@ -598,8 +621,9 @@ class Mappings(_Closeable):
             _check(lib.ydb_changeset_new(self._live_handle, handle, byref(out)))
         try:
             return _read_changeset(out.value)  # type: ignore[arg-type]
-        finally:
+        except BaseException:
             lib.ydb_changeset_free(out)
+            raise
 
     def has_changes(self, notifications: Iterable[CommitNotification]) -> bool:
         """Whether ``notifications`` touch any group of the mappings (cheap;
