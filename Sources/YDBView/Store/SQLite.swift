@@ -3,6 +3,8 @@ import CSQLite
 /// A thin, throwing wrapper over one sqlite3 handle. Nothing here knows about
 /// rows or views; it only turns SQLite's C API into Swift with errors.
 final class SQLiteHandle {
+    /// How long a statement waits for another handle's lock before SQLITE_BUSY.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
     private(set) var raw: OpaquePointer?
     private var cache: [String: OpaquePointer] = [:]
     /// The longest string or blob this handle stores (SQLITE_LIMIT_LENGTH).
@@ -22,7 +24,7 @@ final class SQLiteHandle {
             throw YDBError(.cantOpen, "cannot open database at \(path): \(message)")
         }
         raw = handle
-        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         sqlite3_extended_result_codes(handle, 1)
         if let lowered { sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, lowered) }
         maxValueBytes = Int(sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, -1))
@@ -126,7 +128,7 @@ final class SQLiteHandle {
     func truncateLog() -> Bool {
         guard let raw else { return false }
         sqlite3_busy_timeout(raw, 0)
-        defer { sqlite3_busy_timeout(raw, 10_000) }
+        defer { sqlite3_busy_timeout(raw, Self.busyTimeoutMilliseconds) }
         return sqlite3_wal_checkpoint_v2(raw, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
     }
 
