@@ -12,12 +12,11 @@ the project's .venv).
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import threading
 import time
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QApplication, QTreeView
 
@@ -33,11 +32,6 @@ def main() -> None:
     args = parser.parse_args()
     app = QApplication([])
     show(app, args.screenshot)
-    # The window and the model must be gone before the application object:
-    # Qt crashes at exit destroying a widget that outlived it. They live in
-    # show(), but signal connections and timers hold them in reference
-    # cycles, so collect those now, while `app` still exists.
-    gc.collect()
 
 
 def show(app: QApplication, screenshot: "str | None") -> None:
@@ -92,6 +86,11 @@ def show(app: QApplication, screenshot: "str | None") -> None:
     thread.join()
     model.close()
     db.close()
+    # The window must be gone before the application object: PySide
+    # crashes at exit destroying a widget that outlived it, and the timer's
+    # and the signal's Python callables keep it alive. Delete it now.
+    view.deleteLater()
+    app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 if __name__ == "__main__":
