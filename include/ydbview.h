@@ -1662,7 +1662,8 @@ int ydb_changeset_row(const ydb_changeset *changeset, size_t index,
 **
 **   type                      YDB_STEP_*
 **   changes                   YDB_CHANGED_* flags (object + metadata for
-**                             inserts and removes)
+**                             inserts and most removes; the behaviour doc,
+**                             "One change per row", has the exceptions)
 **   section, row              where the step applies now; row is
 **                             YDB_NO_INDEX for a section step; for a move,
 **                             where the row is before it moves

@@ -39,6 +39,7 @@ final class ChangesetPropertyTests: XCTestCase {
         for round in 0..<Int.random(in: 1...4, using: &rng) {
             let oldContents = view.contents
             let oldTable = Table(mappings: mappings, contents: oldContents)
+            let oldGroups = mappings.allGroups
             view.clearTouched()
             var logs: [ViewCommitLog] = []
             for _ in 0..<Int.random(in: 1...3, using: &rng) {
@@ -72,7 +73,8 @@ final class ChangesetPropertyTests: XCTestCase {
             } catch {
                 throw OracleFailure(description: "edit script: \(error)\nsteps \(changeset.steps())\n\(context)")
             }
-            try checkRowRules(changeset, old: oldTable, new: newTable, view: view, mappings: mappings, context: context)
+            try checkRowRules(changeset, old: oldTable, new: newTable, view: view, mappings: mappings,
+                              logs: logs, before: oldContents, oldGroups: oldGroups, context: context)
             if !config.hasFlexibleRange { try expectModel(config, mappings, view, context) }
             try checkFlexibleBounds(config, mappings, view, context)
         }
@@ -119,6 +121,14 @@ final class ChangesetPropertyTests: XCTestCase {
             guard let options = mappings.rangeOptions(forGroup: group), options.isFlexible,
                   let position = mappings.rangePosition(forGroup: group) else { continue }
             let count = view.contents.count(inGroup: group)
+            if position.offsetFromBeginning > count || position.offsetFromEnd > count {
+                // Past the end of the group: nothing shown, and only while min length cannot pull rows in.
+                guard position.length == 0, min(position.offsetFromBeginning, position.offsetFromEnd) == 0,
+                      options.minLength == 0 || count == 0 else {
+                    throw OracleFailure(description: "flexible window of \(group) past the end: \(position) count \(count)\n\(context)")
+                }
+                continue
+            }
             guard position.length <= options.maxLength, position.length >= min(options.minLength, count),
                   position.offsetFromBeginning + position.length + position.offsetFromEnd == count else {
                 throw OracleFailure(description: "flexible window of \(group) out of bounds: \(position) count \(count)\n\(context)")
@@ -127,16 +137,32 @@ final class ChangesetPropertyTests: XCTestCase {
     }
 
     private func checkRowRules(_ changeset: Changeset, old: Table, new: Table, view: FakeView,
-                               mappings: Mappings, context: String) throws {
+                               mappings: Mappings, logs: [ViewCommitLog], before: FakeContents,
+                               oldGroups: [String], context: String) throws {
         func fail(_ message: String) -> OracleFailure { OracleFailure(description: "\(message)\n\(context)") }
         var changeOf: [Int64: RowChange] = [:]
         for change in changeset.rowChanges { changeOf[change.rowid] = change }
         let deletedSections = Set(changeset.sectionChanges.filter { $0.type == .delete }.map(\.index))
         let insertedSections = Set(changeset.sectionChanges.filter { $0.type == .insert }.map(\.index))
+        let marked = Self.dependencyMarks(logs: logs, before: before, oldGroups: oldGroups, mappings: mappings)
         for change in changeset.rowChanges {
             let touched = view.touched[change.rowid] != nil
-            if (change.type == .insert || change.type == .delete) && change.changes != [.object, .metadata] {
-                throw fail("insert/delete flags \(change)")
+            let inViewThroughout = before.locate(rowid: change.rowid) != nil
+                && view.contents.locate(rowid: change.rowid) != nil
+            switch change.type {
+            case .insert:
+                if change.changes.subtracting(.dependency) != [.object, .metadata] { throw fail("insert flags \(change)") }
+            case .delete where !inViewThroughout || !touched:
+                // A row that left the view, or one a window moved off with nothing else changed.
+                if change.changes.subtracting(.dependency) != [.object, .metadata]
+                    && change.changes != .dependency { throw fail("delete flags \(change)") }
+            case .delete:
+                if change.changes.isEmpty { throw fail("delete without flags \(change)") }
+            default:
+                break
+            }
+            if change.changes.contains(.dependency) && !marked.contains(change.rowid) {
+                throw fail("dependency flag on a row no operation marked: \(change)")
             }
             if change.type == .update && change.finalPosition?.section != change.indexPath?.section {
                 throw fail("update whose section changes: \(change)")
@@ -163,24 +189,61 @@ final class ChangesetPropertyTests: XCTestCase {
                 throw fail("changed row \(rowid) shown before and after has no update/move")
             }
         }
-        // Dependencies: rows kept in place whose drawing neighbour changed are reloaded.
-        for (section, rows) in new.sections.enumerated() {
-            for (row, rowid) in rows.enumerated() {
-                guard let from = old.position(of: rowid) else { continue }
-                if let change = changeOf[rowid], change.type != .update { continue }
-                guard let group = view.contents.locate(rowid: rowid)?.group else { continue }
-                for offset in mappings.cellDrawingDependencyOffsets(forGroup: group) {
-                    let oldNeighbour = old.row(at: TableIndexPath(section: from.section, row: from.row + offset))
-                    let newNeighbour = new.row(at: TableIndexPath(section: section, row: row + offset))
-                    let neighbourChanged = newNeighbour.flatMap { changeOf[$0] }.map { !$0.changes.subtracting(.dependency).isEmpty } ?? false
-                    if oldNeighbour != newNeighbour || neighbourChanged {
-                        guard let change = changeOf[rowid], change.changes.contains(.dependency) else {
-                            throw fail("row \(rowid) at [\(section), \(row)] not reloaded for its neighbour at \(offset)")
-                        }
-                    }
+        // Dependencies: a marked row shown before and after is reloaded; one that
+        // changes anyway carries the flag (unless a window moved it onto the table).
+        for rowid in marked {
+            if let change = changeOf[rowid] {
+                let movedOnByAWindow = change.type == .insert && before.locate(rowid: rowid) != nil
+                if !change.changes.contains(.dependency) && !movedOnByAWindow {
+                    throw fail("marked row \(rowid) changed without the dependency flag: \(change)")
+                }
+            } else if old.position(of: rowid) != nil && new.position(of: rowid) != nil {
+                throw fail("marked row \(rowid) shown before and after is not reloaded")
+            }
+        }
+    }
+
+    /// The rows cell-drawing dependencies mark, computed by replaying the logs on
+    /// plain arrays: after each operation at index i of a group with view-order
+    /// offset o, the row then at i − o (for o < 0 after a delete, at i − o − 1: the
+    /// rows below moved up) is marked. A reset clears everything.
+    private static func dependencyMarks(logs: [ViewCommitLog], before: FakeContents, oldGroups: [String],
+                                        mappings: Mappings) -> Set<Int64> {
+        var arrays: [String: [Int64]] = [:]
+        for group in before.groupNames {
+            arrays[group] = (0..<before.count(inGroup: group)).map { before.rowid(at: $0, inGroup: group)! }
+        }
+        var marked = Set<Int64>()
+        func mark(_ group: String, _ index: Int, afterDelete: Bool) {
+            // Only in the mappings' groups: before the changeset for a delete, after it otherwise.
+            guard (afterDelete ? oldGroups : mappings.allGroups).contains(group),
+                  let offsets = mappings.dependencyOffsets[group], let rows = arrays[group] else { return }
+            for offset in offsets {
+                let target = index - offset - (afterDelete && offset < 0 ? 1 : 0)
+                if offset > 0 && index < offset { continue }
+                if rows.indices.contains(target) { marked.insert(rows[target]) }
+            }
+        }
+        for log in logs {
+            for entry in log.entries {
+                switch entry {
+                case .insert(let rowid, let group, let index):
+                    arrays[group, default: []].insert(rowid, at: index)
+                    mark(group, index, afterDelete: false)
+                case .delete(_, let group, let index):
+                    arrays[group]!.remove(at: index)
+                    mark(group, index, afterDelete: true)
+                case .update(_, let group, let index, _):
+                    mark(group, index, afterDelete: false)
+                case .reset:
+                    arrays.removeAll()
+                    marked.removeAll()
+                case .groupCreated, .groupEmptied:
+                    break
                 }
             }
         }
+        return marked
     }
 
     /// A changeset asked for logs that do not start at the mappings' snapshot fails

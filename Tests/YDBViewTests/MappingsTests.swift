@@ -165,8 +165,10 @@ final class MappingsTests: XCTestCase {
         XCTAssertEqual(mappings.rangePosition(forGroup: "g"), RangePosition(offsetFromBeginning: 2, offsetFromEnd: 0, length: 3))
         mappings.update(with: contents(["g": 1...20]), snapshot: 3)     // a flexible window does not grow back
         XCTAssertEqual(mappings.rangePosition(forGroup: "g"), RangePosition(offsetFromBeginning: 2, offsetFromEnd: 15, length: 3))
-        mappings.update(with: contents(["g": 1...2]), snapshot: 4)      // min length pulls rows from the pin side
-        XCTAssertEqual(mappings.rangePosition(forGroup: "g"), RangePosition(offsetFromBeginning: 0, offsetFromEnd: 0, length: 2))
+        mappings.update(with: contents(["g": 1...2]), snapshot: 4)      // no rows from the offset on; min length waits
+        XCTAssertEqual(mappings.rangePosition(forGroup: "g"), RangePosition(offsetFromBeginning: 2, offsetFromEnd: 0, length: 0))
+        mappings.update(with: contents(["g": 1...1]), snapshot: 5)      // the offset now lies past the end
+        XCTAssertEqual(mappings.rangePosition(forGroup: "g"), RangePosition(offsetFromBeginning: 2, offsetFromEnd: 0, length: 0))
     }
 
     func testRangeOptionsValidation() {

@@ -11,7 +11,7 @@
 ///   and new windows: rows no log names keep their relative order, so those that
 ///   enter or leave the window only because of shifts sit at the windows' edges,
 ///   and a walk from each edge stops at the first one that stays;
-/// - neighbours of changed rows, for cell drawing dependencies.
+/// - rows marked for cell drawing dependencies.
 /// So a changeset costs O((changed rows + rows entering/leaving windows) · log n).
 struct ChangesetComputation {
     let old: MappingsLayout
@@ -20,8 +20,8 @@ struct ChangesetComputation {
     let after: any ViewContents
     let histories: CommitHistories
     let rangedGroups: NameSet
-    /// Display-order dependency offsets per group.
-    let dependencyOffsets: NameMap<Set<Int>>
+    /// Rows reloaded for cell-drawing dependencies (`DependencyMarks`).
+    let markedRows: Set<Int64>
 
     /// A row's place in one table: where, in which section, shown by which group.
     private struct Place {
@@ -33,16 +33,19 @@ struct ChangesetComputation {
     private var surviving: Set<SectionID> = []
     private var oldPlaces: [Int64: Place?] = [:]
     private var newPlaces: [Int64: Place?] = [:]
+    /// Rows that stay in the view but enter or leave the table (a window moved):
+    /// their flags are settled by `classify`.
+    private var rangeDriven: Set<Int64> = []
 
     init(old: MappingsLayout, new: MappingsLayout, before: any ViewContents, after: any ViewContents,
-         histories: CommitHistories, rangedGroups: NameSet, dependencyOffsets: NameMap<Set<Int>>) {
+         histories: CommitHistories, rangedGroups: NameSet, markedRows: Set<Int64>) {
         self.old = old
         self.new = new
         self.before = before
         self.after = after
         self.histories = histories
         self.rangedGroups = rangedGroups
-        self.dependencyOffsets = dependencyOffsets
+        self.markedRows = markedRows
     }
 
     mutating func run() -> Changeset {
@@ -198,83 +201,59 @@ struct ChangesetComputation {
         case (nil, nil):
             return nil
         case (.some, nil):
-            return change(.delete, [.object, .metadata])
+            guard history?.isUpdateOnly ?? !histories.resetSeen else { return change(.delete, [.object, .metadata]) }
+            // Still in the view, no longer shown (a window moved off it): the
+            // delete carries what changed in the row, as YapDatabase's does —
+            // its own updates and a dependency mark — or object and metadata
+            // when nothing did.
+            rangeDriven.insert(rowid)
+            var flags = history?.flags ?? []
+            if markedRows.contains(rowid) { flags.insert(.dependency) }
+            return change(.delete, flags.isEmpty ? [.object, .metadata] : flags)
         case (nil, .some):
+            // A row a window moved onto is new to the table whatever changed in
+            // it: object and metadata, never a dependency flag (YapDatabase's rule).
+            if history?.isUpdateOnly ?? !histories.resetSeen { rangeDriven.insert(rowid) }
             return change(.insert, [.object, .metadata])
         case (.some(let from), .some(let to)):
             let staysInSection = from.section == to.section && surviving.contains(from.section)
             if let history {
                 if !history.isUpdateOnly || !staysInSection { return change(.move, history.flags) }
-                return change(from.path.section == to.path.section ? .update : .move, history.flags)
+                return change(updateKind(from: from.path, to: to.path), history.flags)
             }
             if histories.resetSeen || !staysInSection { return change(.move, []) }
             return nil
         }
     }
 
+    /// How a row changed in place is reported: an update, unless its section
+    /// number changes (docs/behaviour.md, "Index paths"), or — in a consolidated
+    /// section that stays consolidated — its row number changes (YapDatabase's
+    /// rule): then a move.
+    private func updateKind(from: TableIndexPath, to: TableIndexPath) -> RowChange.Kind {
+        if from.section != to.section { return .move }
+        if old.isConsolidated && new.isConsolidated && from.row != to.row { return .move }
+        return .update
+    }
+
     // MARK: Cell drawing dependencies
 
-    /// Reloads every row still shown in place whose neighbour at one of its group's
-    /// dependency offsets changed: for a row inserted, deleted or moved at table row
-    /// r, the rows within |offset| of r on the dependent side (in the table before
-    /// for a removal, after for an insertion); for an updated row, the row exactly
-    /// at the offset. Such a row gets `.dependency` added, or a new update with
-    /// exactly `.dependency` (a move, if its section number changed).
+    /// Adds `.dependency` to the change of every row `markedRows` names (see
+    /// `DependencyMarks`); a marked row still shown with no change of its own
+    /// gets a change with exactly `.dependency` (an update, or a move where
+    /// `updateKind` says so).
     private mutating func addDependencyReloads(to changes: inout [Int64: RowChange]) {
-        let offsets = Set(dependencyOffsets.values.joined())
-        guard !offsets.isEmpty else { return }
-        var dependents = Set<Int64>()
-        for change in changes.values {
-            for offset in offsets {
-                // A row at `r - offset` draws using the row at r.
-                if let original = change.originalPosition {
-                    let span = change.type == .update ? [-offset] : Self.span(offset)
-                    for delta in span {
-                        let path = TableIndexPath(section: original.section, row: original.row + delta)
-                        if let rowid = dependent(at: path, in: old, contents: before, offset: offset) {
-                            dependents.insert(rowid)
-                        }
-                    }
-                }
-                if let final = change.finalPosition {
-                    let span = change.type == .update ? [-offset] : Self.span(offset)
-                    for delta in span {
-                        let path = TableIndexPath(section: final.section, row: final.row + delta)
-                        if let rowid = dependent(at: path, in: new, contents: after, offset: offset) {
-                            dependents.insert(rowid)
-                        }
-                    }
-                }
-            }
-        }
-        for rowid in dependents {
+        for rowid in markedRows where !rangeDriven.contains(rowid) {
             if let existing = changes[rowid] {
-                if existing.type == .update { changes[rowid] = existing.adding(.dependency) }
+                changes[rowid] = existing.adding(.dependency)
                 continue
             }
             guard let from = oldPlace(rowid), let to = newPlace(rowid) else { continue }
-            // An update whose section number changes must be a move (docs/behaviour.md, "Index paths").
-            let type: RowChange.Kind = from.path.section == to.path.section ? .update : .move
-            changes[rowid] = RowChange(type: type, rowid: rowid, rowKey: histories.keys[rowid],
-                                       changes: .dependency,
+            changes[rowid] = RowChange(type: updateKind(from: from.path, to: to.path), rowid: rowid,
+                                       rowKey: histories.keys[rowid], changes: .dependency,
                                        original: from.path, originalGroup: from.sectionName,
                                        final: to.path, finalGroup: to.sectionName)
         }
-    }
-
-    /// Rows (relative to a changed row) whose neighbour window at `offset` includes
-    /// the changed row's old or new slot: all rows up to |offset| away on the side
-    /// that depends on it.
-    private static func span(_ offset: Int) -> [Int] {
-        offset < 0 ? Array(1...(-offset)) : Array((-offset)...(-1))
-    }
-
-    /// The row at `path` if its group draws using the row `offset` away.
-    private func dependent(at path: TableIndexPath, in layout: MappingsLayout, contents: any ViewContents,
-                           offset: Int) -> Int64? {
-        guard let (group, index) = layout.location(of: path),
-              dependencyOffsets[group]?.contains(offset) == true else { return nil }
-        return contents.rowid(at: index, inGroup: group)
     }
 
     // MARK: Order

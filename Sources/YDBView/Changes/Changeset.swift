@@ -33,10 +33,13 @@ public struct SectionChange: Hashable, Sendable, CustomStringConvertible {
 ///   Set whenever the row was shown at that time (so an update has both). The
 ///   group is the one its section shows — the consolidated name while consolidated.
 /// - `changes`: what changed (object, metadata, dependency). Inserts and deletes
-///   carry object + metadata; a row reloaded only for a cell drawing dependency has
-///   exactly `.dependency` (an update — or a move when its section number changed,
-///   since an update whose section changes is always a move); a row moved only because its section was replaced
-///   (consolidation switching) has no flags.
+///   carry object + metadata (a delete of a row a range window moved off carries
+///   what changed in it instead); `.dependency` marks a row a cell drawing
+///   dependency reloads, on whatever change it gets — one reloaded only for that
+///   has exactly `.dependency` (an update, or a move where an update would be
+///   one); a row moved only because its section was replaced (consolidation
+///   switching) has no flags. docs/behaviour.md, "One change per row" and
+///   "Cell-drawing dependencies", has the rules.
 /// - `rowKey`: the row's (collection, key) when known — nil only for a row the
 ///   commits did not touch (it entered or left a range window, or moved for
 ///   consolidation, or is reloaded only for a dependency).

@@ -33,8 +33,8 @@ public struct EditStep: Hashable, Sendable, CustomStringConvertible {
     public let group: String?
     public let originalPosition: TableIndexPath?
     public let finalPosition: TableIndexPath?
-    /// What changed: object and metadata for inserts and removes, the
-    /// change's flags for moves and reloads.
+    /// What changed: the row change's flags (object and metadata for inserts
+    /// and most removes, see `RowChange.changes`).
     public let changes: RowChangeFlags
     /// The row's (collection, key), when the changeset knows it (see `RowChange.rowKey`).
     public let rowKey: RowKey?

@@ -32,7 +32,9 @@ extension Mappings {
         var computation = ChangesetComputation(
             old: oldLayout, new: newLayout, before: first.before, after: last.after,
             histories: histories, rangedGroups: NameSet(ranges.keys),
-            dependencyOffsets: displayDependencyOffsets(for: NameSet(oldLayout.allGroups).union(newGroups)))
+            markedRows: DependencyMarks(offsets: dependencyOffsets, originalGroups: NameSet(oldLayout.allGroups),
+                                        finalGroups: NameSet(newGroups))
+                .markedRows(in: logs, before: first.before, after: last.after))
         let changeset = computation.run()
 
         flexibleStates = newStates
@@ -42,11 +44,14 @@ extension Mappings {
         return changeset
     }
 
-    /// Whether `logs` touch any group of these mappings (or remove everything) —
-    /// a cheap check that reads only the log entries and does not move the mappings.
+    /// Whether `logs` touch any group of these mappings (or remove everything, or a
+    /// flexible range waits for its max/min length, which the next changeset
+    /// applies) — a cheap check that reads only the log entries and does not move
+    /// the mappings.
     /// It may answer true for changes the table does not show (outside a range
     /// window); it never answers false for a change the table shows.
     public func hasChanges(for logs: [ViewCommitLog]) -> Bool {
+        if !logs.isEmpty && flexibleRangeAwaitsBounds() { return true }
         let fixedGroups: NameSet?
         switch groupSource {
         case .fixed(let groups): fixedGroups = NameSet(groups)
@@ -68,6 +73,19 @@ extension Mappings {
                     return true
                 }
             }
+        }
+        return false
+    }
+
+    /// Whether a flexible range shows more rows than its max length, or fewer
+    /// than its min length while its group has more: the next changeset adjusts
+    /// it even if no row of its group changed.
+    private func flexibleRangeAwaitsBounds() -> Bool {
+        guard let layout else { return false }
+        for (group, options) in ranges where options.isFlexible {
+            let count = layout.counts[group] ?? 0
+            let state = flexibleStates[group]?.clipped(count: count) ?? options.initialFlexibleState(count: count)
+            if options.boundedState(state, count: count) != state { return true }
         }
         return false
     }
@@ -97,8 +115,10 @@ extension Mappings {
                                       after: any ViewContents) -> NameMap<FlexibleState> {
         var trackers: NameMap<FlexibleWindowTracker> = [:]
         for (group, options) in ranges where options.isFlexible {
-            let start = oldLayout.windows[group] ?? GroupWindow(lower: 0, upper: 0)
-            trackers[group] = FlexibleWindowTracker(window: start, options: options)
+            let count = oldLayout.counts[group] ?? 0
+            let state = flexibleStates[group]?.clipped(count: count) ?? options.initialFlexibleState(count: count)
+            trackers[group] = FlexibleWindowTracker(window: options.unclippedWindow(of: state, count: count),
+                                                    count: count, options: options)
         }
         guard !trackers.isEmpty else { return flexibleStates }
         for log in logs {
@@ -115,21 +135,8 @@ extension Mappings {
         for (group, tracker) in trackers {
             let options = ranges[group]!
             let count = after.count(inGroup: group)
-            let lower = min(max(tracker.window.lower, 0), count)
-            let window = GroupWindow(lower: lower, upper: min(max(tracker.window.upper, lower), count))
-            states[group] = options.flexibleState(for: window, count: count)
+            states[group] = options.boundedState(options.state(showing: tracker.window, count: count), count: count)
         }
         return states
-    }
-
-    /// Dependency offsets in display order (a reversed group's stored offsets negated).
-    private func displayDependencyOffsets(for groups: NameSet) -> NameMap<Set<Int>> {
-        var result: NameMap<Set<Int>> = [:]
-        for group in groups {
-            guard let stored = dependencyOffsets[group] else { continue }
-            let sign = reversedGroups.contains(group) ? -1 : 1
-            result[group] = Set(stored.map { $0 * sign })
-        }
-        return result
     }
 }

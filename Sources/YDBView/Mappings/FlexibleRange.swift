@@ -30,15 +30,13 @@ extension RangeOptions {
         }
     }
 
-    /// Where a flexible range first lands in a group of `count` rows: like a fixed
-    /// range, except that an offset past the end of the group is pulled back to the
-    /// group's end (an empty window at the edge, which then grows on both sides),
-    /// then `maxLength`/`minLength` are applied.
+    /// Where a flexible range first lands in a group of `count` rows, as
+    /// YapDatabase places it: at its offset from the pin, with its length cut to
+    /// the rows there are (none when the offset lies past the end of the group).
+    /// `maxLength` and `minLength` are not applied yet: they are applied by
+    /// changesets ("the changeset processing will automatically adjust").
     func initialFlexibleState(count: Int) -> FlexibleState {
-        let offset = min(self.offset, count)
-        let length = min(self.length, count - offset)
-        return flexibleState(for: window(of: FlexibleState(offset: offset, length: length), count: count),
-                             count: count)
+        FlexibleState(offset: offset, length: length).clipped(count: count)
     }
 
     /// The window of a flexible range in its current state, clipped to the group.
@@ -53,34 +51,66 @@ extension RangeOptions {
         }
     }
 
-    /// Applies `maxLength` then `minLength` to a flexible window and returns the
-    /// state (offset from the pin, length) that shows it.
+    /// The window of a flexible range's state in view indexes, not clipped: for
+    /// a range pinned to the beginning whose offset lies past the end of the
+    /// group, a window past the end (it then follows the rows before it, as
+    /// YapDatabase's does); for one pinned to the end, the empty window at 0.
+    func unclippedWindow(of state: FlexibleState, count: Int) -> GroupWindow {
+        switch pin {
+        case .beginning:
+            return GroupWindow(lower: state.offset, upper: state.offset.addingClamped(state.length))
+        case .end:
+            guard state.offset < count else { return GroupWindow(lower: 0, upper: 0) }
+            let upper = count - state.offset
+            return GroupWindow(lower: max(upper - state.length, 0), upper: upper)
+        }
+    }
+
+    /// The state that shows `window` (unclipped view indexes) in a group of `count` rows.
+    func state(showing window: GroupWindow, count: Int) -> FlexibleState {
+        FlexibleState(offset: pin == .beginning ? window.lower : max(count - window.upper, 0),
+                      length: window.length)
+    }
+
+    /// Applies `maxLength` then `minLength` to a flexible range's state at the end
+    /// of a changeset, as YapDatabase does.
     ///
-    /// Max trims rows from the side away from the pin; min pulls rows back in,
-    /// first from the pin side, then from the other side, as far as the group allows.
-    func flexibleState(for window: GroupWindow, count: Int) -> FlexibleState {
-        var lower = window.lower
-        var upper = window.upper
-        if upper - lower > maxLength {
+    /// Max trims rows from the side away from the pin; min (only when the window
+    /// shows fewer rows than the group has) pulls rows back in, first from the pin
+    /// side, then from the other side, as far as the group allows. A window past
+    /// the end of the group is first brought back to it, so that only rows that
+    /// exist are pulled in.
+    func boundedState(_ state: FlexibleState, count: Int) -> FlexibleState {
+        var window = unclippedWindow(of: state, count: count)
+        if window.length > maxLength {
             switch pin {
-            case .beginning: upper = lower + maxLength
-            case .end: lower = upper - maxLength
+            case .beginning: window.upper = window.lower + maxLength
+            case .end: window.lower = window.upper - maxLength
             }
-        } else if upper - lower < minLength {
-            var missing = minLength - (upper - lower)
-            let fromBelow = { (wanted: Int) -> Int in min(wanted, lower) }
-            let fromAbove = { (wanted: Int) -> Int in min(wanted, count - upper) }
+        } else if window.length < minLength && window.length < count {
+            window.lower = min(window.lower, count)
+            window.upper = min(max(window.upper, window.lower), count)
+            var missing = minLength - window.length
+            let fromBelow = { (wanted: Int) -> Int in min(wanted, window.lower) }
+            let fromAbove = { (wanted: Int) -> Int in min(wanted, count - window.upper) }
             switch pin {
             case .beginning:
-                let pinSide = fromBelow(missing); lower -= pinSide; missing -= pinSide
-                upper += fromAbove(missing)
+                let pinSide = fromBelow(missing); window.lower -= pinSide; missing -= pinSide
+                window.upper += fromAbove(missing)
             case .end:
-                let pinSide = fromAbove(missing); upper += pinSide; missing -= pinSide
-                lower -= fromBelow(missing)
+                let pinSide = fromAbove(missing); window.upper += pinSide; missing -= pinSide
+                window.lower -= fromBelow(missing)
             }
         }
-        let offset = pin == .beginning ? lower : count - upper
-        return FlexibleState(offset: offset, length: upper - lower)
+        return self.state(showing: window, count: count)
+    }
+}
+
+extension FlexibleState {
+    /// The state with its length cut to the rows the group has from its offset
+    /// on (what YapDatabase's `updateWithTransaction:` does to a range).
+    func clipped(count: Int) -> FlexibleState {
+        FlexibleState(offset: offset, length: min(length, max(count - offset, 0)))
     }
 }
 
@@ -88,58 +118,57 @@ extension RangeOptions {
 /// in the order they happened (docs/behaviour.md, "Flexible range").
 ///
 /// Indexes are view indexes of the group at the moment of each operation, so the
-/// tracker needs nothing but the operations themselves.
+/// tracker needs nothing but the operations themselves (and the group's count,
+/// which a reset empties).
 struct FlexibleWindowTracker {
     private(set) var window: GroupWindow
+    private(set) var count: Int
     let pin: RangePin
     let grow: RangeGrowOptions
+    /// Set once the window has been empty during this changeset: from then on
+    /// both of its edges accept rows inserted exactly at them — with no row
+    /// shown there is no telling the pin side from the other (YapDatabase's rule:
+    /// a range over an empty group takes every row the changeset inserts, up to
+    /// its maximum length).
+    private var wasEmpty: Bool
 
-    init(window: GroupWindow, options: RangeOptions) {
+    init(window: GroupWindow, count: Int, options: RangeOptions) {
         self.window = window
+        self.count = count
         self.pin = options.pin
         self.grow = options.growOptions
+        wasEmpty = window.length == 0
     }
 
     /// A row left the group at `index`: before the window it shifts the window;
     /// inside it shrinks it; after it changes nothing.
     mutating func delete(at index: Int) {
-        if index < window.lower {
-            window.lower -= 1
-            window.upper -= 1
-        } else if index < window.upper {
-            window.upper -= 1
-        }
+        if index < window.lower { window.lower -= 1 }
+        if index < window.upper { window.upper -= 1 }
+        count -= 1
+        wasEmpty = wasEmpty || window.length == 0
     }
 
     /// A row entered the group at `index`. Strictly inside, it joins the window;
-    /// exactly at an edge it joins only if that edge may grow (an empty window
-    /// grows on both sides); before the window it shifts it.
+    /// before it, it shifts it; exactly at an edge it joins only if that edge may
+    /// grow.
     mutating func insert(at index: Int) {
-        if window.length == 0 && index == window.lower {
-            window.upper += 1
-        } else if index == window.lower {
-            if mayGrow(atLowerEdge: true) {
-                window.upper += 1
-            } else {
-                window.lower += 1
-                window.upper += 1
-            }
-        } else if index < window.lower {
-            window.lower += 1
-            window.upper += 1
-        } else if index < window.upper {
-            window.upper += 1
-        } else if index == window.upper, mayGrow(atLowerEdge: false) {
-            window.upper += 1
-        }
+        if mayGrow(atLowerEdge: true) ? index < window.lower : index <= window.lower { window.lower += 1 }
+        if mayGrow(atLowerEdge: false) ? index <= window.upper : index < window.upper { window.upper += 1 }
+        count += 1
+        wasEmpty = wasEmpty || window.length == 0
     }
 
-    /// Every row left the view.
+    /// Every row left the view: as if each row of the group were deleted.
     mutating func reset() {
-        window = GroupWindow(lower: 0, upper: 0)
+        window.lower -= min(max(window.lower, 0), count)
+        window.upper -= min(max(window.upper, 0), count)
+        count = 0
+        wasEmpty = true
     }
 
     private func mayGrow(atLowerEdge: Bool) -> Bool {
+        if wasEmpty { return true }
         let isPinSide = atLowerEdge == (pin == .beginning)
         switch grow {
         case .bothSides: return true

@@ -91,11 +91,23 @@ extension Mappings {
 
     /// Where `group`'s window stands in the whole group, in display order; for a
     /// group without range, the whole group. Nil for a group the mappings do not have.
+    ///
+    /// `offsetFromBeginning + length + offsetFromEnd` equals the group's row
+    /// count, except for a range whose offset lies past the end of the group (a
+    /// range set further out than the group reaches, or a flexible range whose
+    /// rows all went): as in YapDatabase, it reports that offset on its pin's
+    /// side, 0 on the other and length 0.
     public func rangePosition(forGroup group: String) -> RangePosition? {
         guard let layout, let window = layout.windows[group], let count = layout.counts[group] else {
             return nil
         }
-        let before = window.lower, after = count - window.upper
+        var before = window.lower, after = count - window.upper
+        if let options = ranges[group] {
+            let offset = options.isFixed ? options.offset : (flexibleStates[group]?.offset ?? options.offset)
+            if offset > count {
+                (before, after) = options.pin == .beginning ? (offset, 0) : (0, offset)
+            }
+        }
         let reversed = layout.reversed.contains(group)
         return RangePosition(offsetFromBeginning: reversed ? after : before,
                              offsetFromEnd: reversed ? before : after,

@@ -95,17 +95,17 @@ public final class Mappings {
     /// Fixed ranges are recomputed from their options (a window cut short by a
     /// small group grows back to its length). A flexible range cannot follow its rows
     /// without the commit logs, so it keeps its offset from its pin and its length,
-    /// clipped to the group, then max/min length are applied again; a flexible range
-    /// on a group it has never been placed on starts like a fixed one.
+    /// cut to the rows the group has from that offset (as YapDatabase's
+    /// `updateWithTransaction:` does; max/min length are applied by changesets);
+    /// a flexible range on a group it has never been placed on starts at its options.
     public func update(with contents: any ViewContents, snapshot: UInt64) {
         let groups = groups(in: contents)
         var counts: NameMap<Int> = [:]
         for group in groups { counts[group] = contents.count(inGroup: group) }
         for (group, options) in ranges where options.isFlexible {
-            guard let count = counts[group] else { continue }
+            let count = counts[group] ?? 0    // a group the view no longer has has no rows
             if let state = flexibleStates[group] {
-                flexibleStates[group] = options.flexibleState(for: options.window(of: state, count: count),
-                                                              count: count)
+                flexibleStates[group] = state.clipped(count: count)
             } else {
                 flexibleStates[group] = options.initialFlexibleState(count: count)
             }

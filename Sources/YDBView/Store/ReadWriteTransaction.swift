@@ -253,13 +253,16 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     public func removeObjects(forKeys keys: [String], inCollection collection: String) throws {
         try write {
+            var removed: [(rowid: Int64, rowKey: RowKey)] = []
             for key in keys {
                 guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
                 try table.delete(rowid)
                 let rowKey = RowKey(collection: collection, key: key)
                 record(.removed, rowKey)
-                try forEachView { try $0.rowRemoved(rowid, rowKey, viewContext) }
+                removed.append((rowid, rowKey))
             }
+            guard !removed.isEmpty else { return }
+            try forEachView { try $0.rowsRemoved(removed, viewContext) }
         }
     }
 
@@ -272,9 +275,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             changed = true
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
-            for (rowid, rowKey) in removed {
-                try forEachView { try $0.rowRemoved(rowid, rowKey, viewContext) }
-            }
+            try forEachView { try $0.rowsRemoved(removed, viewContext) }
         }
     }
 

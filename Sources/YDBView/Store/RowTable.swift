@@ -159,10 +159,10 @@ struct RowTable {
     }
 
     /// Deletes every row of `collection`; returns what it deleted.
-    func deleteAll(inCollection collection: String) throws -> [(Int64, RowKey)] {
+    func deleteAll(inCollection collection: String) throws -> [(rowid: Int64, rowKey: RowKey)] {
         let select = try handle.statement("SELECT rowid, key FROM ydb_rows WHERE collection = ?1")
         select.bind(1, collection)
-        var removed: [(Int64, RowKey)] = []
+        var removed: [(rowid: Int64, rowKey: RowKey)] = []
         while try select.step() {
             removed.append((select.int64(0), RowKey(collection: collection, key: select.string(1))))
         }

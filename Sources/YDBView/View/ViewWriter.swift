@@ -89,9 +89,15 @@ final class ViewWriter {
         try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, context)
     }
 
-    func rowRemoved(_ rowid: Int64, _ rowKey: RowKey, _ context: ViewWriteContext) throws {
-        guard state.places.value(for: rowid) != nil else { return }
-        try remove(rowid, rowKey, context)
+    /// Several rows were removed at once. Each group loses its rows from the
+    /// bottom up, so the index logged for each delete is also its index before
+    /// the removal — and cell-drawing dependencies mark the rows YapDatabase's
+    /// would (it removes a batch from the end of each group too).
+    func rowsRemoved(_ rows: [(rowid: Int64, rowKey: RowKey)], _ context: ViewWriteContext) throws {
+        let placed = rows.compactMap { row in state.locate(rowid: row.rowid).map { (row, $0.index) } }
+        for (row, _) in placed.sorted(by: { $0.1 > $1.1 }) {
+            try remove(row.rowid, row.rowKey, context)
+        }
     }
 
     /// Everything was removed. `keys` holds the (collection, key) of every

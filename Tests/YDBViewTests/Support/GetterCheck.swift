@@ -49,7 +49,13 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
             check(mappings.rowAndSection(forIndex: index, inGroup: group), expectedPath,
                   "rowAndSection(forIndex: \(index), inGroup: \(group))")
         }
-        if let count = model.counts[group] {
+        if let past = model.pastTheEnd[group] {
+            // A range placed past the end reports its offset on its pin's side.
+            check(mappings.rangePosition(forGroup: group),
+                  RangePosition(offsetFromBeginning: past.fromDisplayBeginning ? past.offset : 0,
+                                offsetFromEnd: past.fromDisplayBeginning ? 0 : past.offset, length: 0),
+                  "rangePosition(\(group))")
+        } else if let count = model.counts[group] {
             let indexes = model.windowIndexes[group]!
             let lower = indexes.first ?? rangeLowerForEmpty(mappings, group: group, count: count)
             let before = lower, after = count - lower - indexes.count

@@ -64,6 +64,9 @@ struct MappingsModel {
     var counts: [String: Int] = [:]
     var shown: [String: [Int]] = [:]          // view indexes shown, in display order
     var windowIndexes: [String: [Int]] = [:]  // view indexes shown, ascending
+    /// Ranges placed past the end of their group: the offset, and whether it
+    /// counts from the beginning in display order.
+    var pastTheEnd: [String: (offset: Int, fromDisplayBeginning: Bool)] = [:]
     var reversed: Set<String> = []
     var visible: [String] = []
     var consolidatedName: String?
@@ -96,6 +99,9 @@ struct MappingsModel {
             if let (options, flipped) = ranges[group] {
                 let fromBeginning = (options.pin == .beginning) != flipped
                 indexes = Self.window(options, count: n, fromBeginning: fromBeginning)
+                if options.offset > n {
+                    pastTheEnd[group] = (options.offset, fromBeginning != reversed.contains(group))
+                }
             }
             windowIndexes[group] = indexes
             shown[group] = reversed.contains(group) ? indexes.reversed() : indexes
@@ -114,24 +120,15 @@ struct MappingsModel {
         }
     }
 
-    /// The view indexes a range shows right after being placed, ascending.
+    /// The view indexes a range shows right after being placed, ascending: the
+    /// rows `offset ..< offset + length` counted from the pin that exist. Fixed and
+    /// flexible alike — a flexible range's max and min length wait for changesets.
     static func window(_ options: RangeOptions, count n: Int, fromBeginning: Bool) -> [Int] {
         // Count positions from the pin: position p is view index p (beginning) or n-1-p (end).
         func index(_ p: Int) -> Int { fromBeginning ? p : n - 1 - p }
         var positions: [Int] = []
-        var start = options.offset
-        if options.isFlexible { start = min(start, n) }
-        var p = start
+        var p = options.offset
         while p < n && positions.count < options.length { positions.append(p); p += 1 }
-        if options.isFlexible {
-            while positions.count > options.maxLength { positions.removeLast() }   // non-pin side
-            while positions.count < options.minLength && positions.count < n {
-                if let first = positions.first, first > 0 { positions.insert(first - 1, at: 0) }
-                else if let last = positions.last, last < n - 1 { positions.append(last + 1) }
-                else if positions.isEmpty { positions.append(min(start, n - 1)) }
-                else { break }
-            }
-        }
         return positions.map(index).sorted()
     }
 }

@@ -271,9 +271,13 @@ static const char *apply_step(const ydb_edit_step *st, const ydb_edit_step *prev
     if (st->type < YDB_STEP_REMOVE_SECTION || st->type > YDB_STEP_RELOAD_ROW) return "unknown step type";
     if ((st->changes & ~(unsigned)(YDB_CHANGED_OBJECT | YDB_CHANGED_METADATA | YDB_CHANGED_DEPENDENCY)) != 0)
         return "changes flags outside YDB_CHANGED_*";
-    if ((st->type == YDB_STEP_INSERT_ROW || st->type == YDB_STEP_REMOVE_ROW) &&
-        st->changes != (YDB_CHANGED_OBJECT | YDB_CHANGED_METADATA))
-        return "an insert or removal whose changes are not object + metadata";
+    /* An insert is object + metadata (and dependency when a dependency marked
+    ** the row); a removal carries what changed in the row, never nothing. */
+    if (st->type == YDB_STEP_INSERT_ROW &&
+        (st->changes & ~(unsigned)YDB_CHANGED_DEPENDENCY) != (YDB_CHANGED_OBJECT | YDB_CHANGED_METADATA))
+        return "an insert whose changes are not object + metadata";
+    if (st->type == YDB_STEP_REMOVE_ROW && st->changes == 0)
+        return "a removal without changes";
     if ((st->collection == NULL) != (st->key == NULL)) return "a collection without a key or the reverse";
     if (st->type != YDB_STEP_MOVE_ROW && (st->to_section != YDB_NO_INDEX || st->to_row != YDB_NO_INDEX))
         return "a destination on a step that is not a move";
