@@ -43,11 +43,13 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
                   "index(forRow: \(row), inGroup: \(group))")
         }
         for index in -1...(model.counts[group] ?? 0) {
-            check(mappings.row(forIndex: index, inGroup: group), shown.firstIndex(of: index),
-                  "row(forIndex: \(index), inGroup: \(group))")
+            check(mappings.windowRow(forIndex: index, inGroup: group), shown.firstIndex(of: index),
+                  "windowRow(forIndex: \(index), inGroup: \(group))")
             let expectedPath = isVisible ? contents.rowid(at: index, inGroup: group).flatMap { table.position(of: $0) } : nil
             check(mappings.rowAndSection(forIndex: index, inGroup: group), expectedPath,
                   "rowAndSection(forIndex: \(index), inGroup: \(group))")
+            check(mappings.row(forIndex: index, inGroup: group), expectedPath?.row,
+                  "row(forIndex: \(index), inGroup: \(group))")
         }
         if let count = model.counts[group] {
             let indexes = model.windowIndexes[group]!
