@@ -60,6 +60,14 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
                   RangePosition(offsetFromBeginning: reversed ? after : before,
                                 offsetFromEnd: reversed ? before : after, length: indexes.count),
                   "rangePosition(\(group))")
+            // The range options read back carry the window's current length and (flexible) offset.
+            if let options = mappings.rangeOptions(forGroup: group), let position = mappings.rangePosition(forGroup: group) {
+                check(options.length, position.length, "rangeOptions(\(group)).length")
+                if options.isFlexible {
+                    check(options.offset, options.pin == .beginning ? position.offsetFromBeginning : position.offsetFromEnd,
+                          "rangeOptions(\(group)).offset")
+                }
+            }
         } else {
             check(mappings.rangePosition(forGroup: group), nil, "rangePosition(\(group))")
         }
