@@ -1301,9 +1301,11 @@ int ydb_mappings_is_dynamic_section_for_all_groups(ydb_mappings *mappings,
 #define YDB_GROW_BOTH_SIDES    2
 
 /*
-** A group's range options as read back by ydb_mappings_range_options.
-** max_length is 0 for "no limit"; a fixed range has max_length == length,
-** min_length 0 and grow YDB_GROW_PIN_SIDE.
+** A group's range options: read back by ydb_mappings_range_options, set by
+** ydb_mappings_set_range_options. max_length is 0 for "no limit". A fixed
+** range has min_length 0, grow YDB_GROW_PIN_SIDE, and max_length equal to
+** its length as set ("the length originally specified"); its length read
+** back may be less (the current, clipped length).
 */
 typedef struct ydb_range_options {
     int kind;
@@ -1334,10 +1336,57 @@ int ydb_mappings_set_range_flexible(ydb_mappings *mappings, const char *group,
                                     int64_t max_length, int64_t min_length,
                                     int grow);
 
-/* ydb_mappings_range_options stores the group's range options as set (in
-** its current display order); none gives YDB_NOTFOUND with *out zeroed. */
+/*
+** ydb_mappings_range_options stores the group's range options in its current
+** display order; none gives YDB_NOTFOUND with *out zeroed. As YapDatabase's
+** rangeOptionsForGroup: promises, length and offset are the range's CURRENT
+** ones as of the last update or changeset (or configuration change since):
+** a flexible range's length as grown and shrunk and its offset from its pin
+** as rows came and went between the window and the pin; a fixed range's
+** length clipped to the group (its length as set stays in max_length) and
+** its offset as set. On a reversed group the pin is flipped (display order)
+** and the offset counts from it. kind, pin, max_length, min_length and grow
+** are as set. Before the first update, and for a group the mappings do not
+** have at the last update, the options are as set.
+*/
 int ydb_mappings_range_options(ydb_mappings *mappings, const char *group,
                                ydb_range_options *out_options);
+
+/*
+** ydb_mappings_set_range_options sets a group's range from a struct -- one
+** read back with ydb_mappings_range_options and changed (YapDatabase's
+** copyWithNewLength:, copyWithNewOffset:, and maxLength, minLength and
+** growOptions changed after creation), or one filled in from scratch:
+**
+**     ydb_range_options o;
+**     ydb_mappings_range_options(m, "chat", &o);
+**     o.offset += 50;                    (scroll back 50 rows)
+**     o.max_length = 300;
+**     ydb_mappings_set_range_options(m, "chat", &o);
+**
+** It replaces the group's range like the other setters: the window is placed
+** afresh from the given length and offset, at once after the first update
+** (getters reflect it; no changeset describes the move: reload the table).
+** Setting back unchanged what ydb_mappings_range_options read leaves the
+** window where it is. Checked like ydb_mappings_set_range_fixed/_flexible,
+** except that a flexible range may have length 0 (what an empty window reads
+** back as; it grows when rows are inserted at its edge). A fixed range's
+** length as set is max_length (or length when max_length is 0); its length
+** may be anything from 0 to max_length (a clipped length read back), more
+** gives YDB_INVALID_ARGUMENT, as do a min_length other than 0 or a grow other
+** than YDB_GROW_PIN_SIDE. NULL options: YDB_INVALID_ARGUMENT.
+*/
+int ydb_mappings_set_range_options(ydb_mappings *mappings, const char *group,
+                                   const ydb_range_options *options);
+
+/*
+** ydb_range_options_set_length gives *options another length (YapDatabase's
+** copyWithNewLength:; for another offset, assign the offset field). For a
+** fixed range it is a new length as set: max_length becomes `length` too.
+** A length < 1 (fixed) or < 0 (flexible), an unknown kind or NULL options
+** gives YDB_INVALID_ARGUMENT and changes nothing.
+*/
+int ydb_range_options_set_length(ydb_range_options *options, int64_t length);
 
 /* ydb_mappings_remove_range_options shows all of `group` again. */
 int ydb_mappings_remove_range_options(ydb_mappings *mappings,
@@ -1435,7 +1484,8 @@ int ydb_mappings_group_and_index_for_row(ydb_mappings *mappings, size_t row,
 /* The view index shown at (row, section). */
 int ydb_mappings_index_for_row_in_section(ydb_mappings *mappings, size_t row,
                                           size_t section, size_t *out_index);
-/* The view index shown at `row` of `group`'s own window. */
+/* The view index shown at `row` of `group`'s own window (the inverse of
+** ydb_mappings_window_row_for_index). */
 int ydb_mappings_index_for_row_in_group(ydb_mappings *mappings, size_t row,
                                         const char *group, size_t *out_index);
 /* Where the row at view `index` of `group` is shown (section, row); not
@@ -1444,9 +1494,16 @@ int ydb_mappings_row_and_section_for_index(ydb_mappings *mappings,
                                            size_t index, const char *group,
                                            size_t *out_section,
                                            size_t *out_row);
-/* The row of `group`'s own window showing view `index`. */
+/* The table row showing view `index` of `group` (YapDatabase's
+** rowForIndex:inGroup:, shorthand for getRow:section:forIndex:inGroup:):
+** always the row ydb_mappings_row_and_section_for_index gives, so while
+** consolidated the row in the consolidated section. Not shown: NOTFOUND. */
 int ydb_mappings_row_for_index(ydb_mappings *mappings, size_t index,
                                const char *group, size_t *out_row);
+/* The row of `group`'s own window (range and reverse applied) showing view
+** `index`, whether consolidated or not; outside the window: NOTFOUND. */
+int ydb_mappings_window_row_for_index(ydb_mappings *mappings, size_t index,
+                                      const char *group, size_t *out_row);
 
 /* Where `group`'s window stands in the whole group, in display order:
 ** offset_from_beginning + length + offset_from_end == rows in the group. */

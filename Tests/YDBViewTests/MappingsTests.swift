@@ -145,6 +145,28 @@ final class MappingsTests: XCTestCase {
         XCTAssertFalse(colliding.isUsingConsolidatedGroup)
     }
 
+    func testRowForIndexIsTheTableRowAlsoWhenConsolidated() throws {
+        let mappings = Mappings(groups: ["a", "b"], view: "view")
+        mappings.setRangeOptions(try .fixed(length: 2, offset: 1, from: .beginning), forGroup: "b")
+        mappings.setAutoConsolidateGroups(threshold: 10, name: "all")
+        mappings.update(with: contents(["a": 1...2, "b": 3...6]), snapshot: 1)
+        XCTAssertTrue(mappings.isUsingConsolidatedGroup)
+        // b shows its indexes 1 and 2, after a's two rows.
+        XCTAssertEqual(mappings.row(forIndex: 2, inGroup: "b"), 3)
+        XCTAssertEqual(mappings.row(forIndex: 2, inGroup: "b"), mappings.rowAndSection(forIndex: 2, inGroup: "b")?.row)
+        XCTAssertEqual(mappings.windowRow(forIndex: 2, inGroup: "b"), 1)
+        XCTAssertEqual(mappings.index(forRow: 1, inGroup: "b"), 2)
+        XCTAssertEqual(mappings.row(forIndex: 1, inGroup: "a"), 1)
+        XCTAssertNil(mappings.row(forIndex: 0, inGroup: "b"))  // outside the range
+        XCTAssertNil(mappings.row(forIndex: 0, inGroup: "all"))
+
+        mappings.setAutoConsolidateGroups(threshold: 0, name: "all")
+        XCTAssertFalse(mappings.isUsingConsolidatedGroup)
+        XCTAssertEqual(mappings.row(forIndex: 2, inGroup: "b"), 1)
+        XCTAssertEqual(mappings.windowRow(forIndex: 2, inGroup: "b"), 1)
+        XCTAssertEqual(mappings.rowAndSection(forIndex: 2, inGroup: "b"), TableIndexPath(section: 1, row: 1))
+    }
+
     func testNearestIndexPath() {
         let mappings = Mappings(groups: ["a", "b", "c"], view: "v")
         mappings.setIsDynamicSectionForAllGroups(true)

@@ -3,8 +3,8 @@
 /// may name a group the mappings do not (yet) have; it applies if the group appears.
 ///
 /// Ranges and dependencies are stored in view order; the getters give them back
-/// in the group's current display order, so `rangeOptions(forGroup:)` returns what
-/// was set as long as the group's reversal has not changed since.
+/// in the group's current display order, so `rangeOptions(forGroup:)` has the pin
+/// that was set as long as the group's reversal has not changed since.
 extension Mappings {
     // MARK: Dynamic sections
 
@@ -35,10 +35,19 @@ extension Mappings {
 
     /// Shows only a window of `group` (nil removes the range). On a reversed group
     /// the options are read in display order: `.beginning` then means the end of
-    /// the view. A flexible range set after the first update is placed at once
-    /// from the cached count, as if new.
+    /// the view.
+    ///
+    /// Setting options on a group that already has a range replaces it: the window
+    /// is placed afresh from the given `length` and `offset`, as for a new range (as
+    /// YapDatabase's `setRangeOptions:forGroup:` does). After the first update that
+    /// happens at once, from the cached count, and getters reflect it; no changeset
+    /// describes the move, so reload the table. Setting the options
+    /// `rangeOptions(forGroup:)` returns, unchanged, leaves the window where it is;
+    /// changed with `copy(withNewLength:)`, `copy(withNewOffset:)` or new
+    /// `maxLength` / `minLength` / `growOptions`, it continues from there.
+    /// A fixed range's window length is its `maxLength` (its length as set).
     public func setRangeOptions(_ options: RangeOptions?, forGroup group: String) {
-        guard let options else { return removeRangeOptions(forGroup: group) }
+        guard let options = options?.asSet() else { return removeRangeOptions(forGroup: group) }
         ranges[group] = reversedGroups.contains(group) ? options.withPinFlipped() : options
         flexibleStates[group] = nil
         if options.isFlexible, let count = layout?.counts[group] {
@@ -47,10 +56,23 @@ extension Mappings {
         refreshLayout()
     }
 
-    /// The range options of `group` as set, in the group's current display order,
-    /// or nil. The window's current position is `rangePosition(forGroup:)`.
+    /// The range options of `group` in the group's current display order, or nil.
+    ///
+    /// As YapDatabase's reference promises, `length` and `offset` are the range's
+    /// **current** ones as of the last update or changeset (or configuration change
+    /// since): a flexible range's length as grown and shrunk, and its offset from
+    /// its pin as rows came and went between the window and the pin; a fixed range's
+    /// length clipped to the group (its length as set is `maxLength`), its offset as
+    /// set. On a reversed group the pin is flipped (display order), and the offset is
+    /// counted from that pin. Kind, pin, `maxLength`, `minLength` and `growOptions`
+    /// are as set. Before the first update — and for a group the mappings do not
+    /// have at the last update — the options are returned as set.
+    /// `rangePosition(forGroup:)` gives the same window as offsets from both ends.
     public func rangeOptions(forGroup group: String) -> RangeOptions? {
-        guard let options = ranges[group] else { return nil }
+        guard var options = ranges[group] else { return nil }
+        if let layout, let window = layout.windows[group], let count = layout.counts[group] {
+            options = options.current(window: window, count: count)
+        }
         return reversedGroups.contains(group) ? options.withPinFlipped() : options
     }
 

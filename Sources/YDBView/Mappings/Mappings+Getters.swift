@@ -60,8 +60,8 @@ extension Mappings {
     }
 
     /// The view index shown at `row` of `group`'s own window (range, reverse
-    /// applied), or nil outside it. With the consolidated name, `row` is a row of
-    /// the consolidated section.
+    /// applied), or nil outside it — the inverse of `windowRow(forIndex:inGroup:)`.
+    /// With the consolidated name, `row` is a row of the consolidated section.
     public func index(forRow row: Int, inGroup group: String) -> Int? {
         guard let layout else { return nil }
         if let name = layout.consolidatedName, bytesEqual(group, name) {
@@ -76,10 +76,22 @@ extension Mappings {
         layout?.indexPath(forIndex: index, inGroup: group)
     }
 
-    /// The row of `group`'s own window showing view `index` (the inverse of
-    /// `index(forRow:inGroup:)`), or nil outside the window. Equals the table row
-    /// unless consolidated; use `rowAndSection(forIndex:inGroup:)` for the table position.
+    /// The table row showing view `index` of `group`, or nil when it is not shown
+    /// (hidden group, outside the range, out of bounds): YapDatabase's
+    /// `rowForIndex:inGroup:`, shorthand for `getRow:section:forIndex:inGroup:`, so
+    /// always `rowAndSection(forIndex:inGroup:)?.row`. While consolidated, that is
+    /// the row in the consolidated section. The consolidated name is not a view
+    /// group: nil.
     public func row(forIndex index: Int, inGroup group: String) -> Int? {
+        rowAndSection(forIndex: index, inGroup: group)?.row
+    }
+
+    /// The row of `group`'s own window (range and reverse applied, counted from the
+    /// window's first shown row) showing view `index`, or nil outside the window —
+    /// the inverse of `index(forRow:inGroup:)`. Equals `row(forIndex:inGroup:)`
+    /// unless consolidated, where the table row adds the rows shown by the visible
+    /// groups before `group`.
+    public func windowRow(forIndex index: Int, inGroup group: String) -> Int? {
         layout?.windowRow(forIndex: index, inGroup: group)
     }
 

@@ -37,10 +37,17 @@ public enum RangeGrowOptions: Hashable, Sendable {
 /// let chat = try RangeOptions.flexible(length: 50, offset: 0, from: .end,
 ///                                      maxLength: 300, minLength: 20)
 /// mappings.setRangeOptions(chat, forGroup: conversationID)
+/// // Later: show 50 older messages too, from where the range is now.
+/// let now = mappings.rangeOptions(forGroup: conversationID)!
+/// mappings.setRangeOptions(try now.copy(withNewLength: now.length + 50), forGroup: conversationID)
 /// ```
 ///
-/// A value is immutable; mappings keep their own copy and the window's current
-/// position is read with `Mappings.rangePosition(forGroup:)`.
+/// A value: mappings keep their own copy, so changing a value (`maxLength`,
+/// `minLength`, `growOptions`, or a `copy(with…)`) changes no range until it is
+/// set again with `Mappings.setRangeOptions(_:forGroup:)`.
+/// `Mappings.rangeOptions(forGroup:)` gives back the range's *current* `length`
+/// and `offset` (as YapDatabase's `rangeOptionsForGroup:` does), so setting what it
+/// returns, changed or not, continues from where the range stands.
 public struct RangeOptions: Hashable, Sendable {
     /// Fixed or flexible.
     public enum Kind: Hashable, Sendable {
@@ -50,19 +57,62 @@ public struct RangeOptions: Hashable, Sendable {
 
     /// Fixed or flexible.
     public let kind: Kind
-    /// The (starting, for a flexible range) number of rows shown. Always > 0.
-    public let length: Int
-    /// How many rows lie between the pin and the window. Always >= 0.
-    public let offset: Int
+    /// The number of rows shown. As made (or copied), the length wanted: always > 0
+    /// for a fixed range, the starting length for a flexible one. As read back from
+    /// `Mappings.rangeOptions(forGroup:)` after an update, the current length, which
+    /// may be 0: for a fixed range at most `maxLength` (the length as set; less when
+    /// the group is too short), for a flexible range as grown and shrunk so far.
+    public private(set) var length: Int
+    /// How many rows lie between the pin and the window. Always >= 0. As read back
+    /// from a flexible range after an update, the current offset (it changes as rows
+    /// come and go between the window and the pin); a fixed range's never changes.
+    public private(set) var offset: Int
     /// The end of the group `offset` is measured from.
     public let pin: RangePin
-    /// The most rows a flexible range may show; equals `length` for a fixed range;
-    /// `Int.max` means unbounded.
-    public let maxLength: Int
-    /// The fewest rows a flexible range keeps shown when the group has them; 0 for a fixed range.
-    public let minLength: Int
-    /// Where a flexible range grows on an insert at its edge; `.pinSide` for a fixed range.
-    public let growOptions: RangeGrowOptions
+    private var storedMaxLength: Int
+    private var storedMinLength: Int
+    private var storedGrowOptions: RangeGrowOptions
+
+    /// The most rows a flexible range may show (`Int.max`: unbounded). Setting a
+    /// value below `minLength` (or below 1) sets `minLength` (or 1) instead, as in
+    /// YapDatabase.
+    ///
+    /// For a fixed range, the length as set (YapDatabase: "always equals the length
+    /// originally specified"): the length the window has whenever the group is long
+    /// enough. Setting it is `copy(withNewLength:)` (values below 1 count as 1).
+    public var maxLength: Int {
+        get { storedMaxLength }
+        set {
+            switch kind {
+            case .fixed:
+                storedMaxLength = max(newValue, 1)
+                length = storedMaxLength
+            case .flexible:
+                storedMaxLength = max(newValue, storedMinLength, 1)
+            }
+        }
+    }
+
+    /// The fewest rows a flexible range keeps shown when the group has them. Setting
+    /// a negative value sets 0, a value above `maxLength` sets `maxLength`, as in
+    /// YapDatabase. Always 0 for a fixed range (setting it changes nothing).
+    public var minLength: Int {
+        get { storedMinLength }
+        set {
+            guard kind == .flexible else { return }
+            storedMinLength = min(max(newValue, 0), storedMaxLength)
+        }
+    }
+
+    /// Where a flexible range grows on an insert at its edge. Always `.pinSide` for a
+    /// fixed range (setting it changes nothing).
+    public var growOptions: RangeGrowOptions {
+        get { storedGrowOptions }
+        set {
+            guard kind == .flexible else { return }
+            storedGrowOptions = newValue
+        }
+    }
 
     /// True for a fixed range.
     public var isFixed: Bool { kind == .fixed }
@@ -75,9 +125,9 @@ public struct RangeOptions: Hashable, Sendable {
         self.length = length
         self.offset = offset
         self.pin = pin
-        self.maxLength = maxLength
-        self.minLength = minLength
-        self.growOptions = growOptions
+        self.storedMaxLength = maxLength
+        self.storedMinLength = minLength
+        self.storedGrowOptions = growOptions
     }
 
     /// A fixed range of `length` rows, `offset` rows away from `pin`.
@@ -111,11 +161,65 @@ public struct RangeOptions: Hashable, Sendable {
                             maxLength: maxLength, minLength: minLength, growOptions: grow)
     }
 
+    /// The same options with another length (YapDatabase's `copyWithNewLength:`).
+    /// For a fixed range this is a new length as set: `maxLength` becomes `length`
+    /// too. A flexible range may be given 0 (what an empty window reads back as;
+    /// it grows when rows are inserted at its edge); `maxLength` and `minLength`
+    /// apply when the options are set.
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a negative
+    ///   length, or a length < 1 for a fixed range.
+    public func copy(withNewLength newLength: Int) throws -> RangeOptions {
+        try copy(withNewLength: newLength, newOffset: offset)
+    }
+
+    /// The same options with another offset from the pin (YapDatabase's `copyWithNewOffset:`).
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a negative offset.
+    public func copy(withNewOffset newOffset: Int) throws -> RangeOptions {
+        guard newOffset >= 0 else { throw YDBError(.negativeOffset(newOffset)) }
+        var copy = self
+        copy.offset = newOffset
+        return copy
+    }
+
+    /// The same options with another length and offset (YapDatabase's
+    /// `copyWithNewLength:newOffset:`); see `copy(withNewLength:)`.
+    public func copy(withNewLength newLength: Int, newOffset: Int) throws -> RangeOptions {
+        switch kind {
+        case .fixed: guard newLength > 0 else { throw YDBError(.lengthNotPositive(newLength)) }
+        case .flexible: guard newLength >= 0 else { throw YDBError(.negativeLength(newLength)) }
+        }
+        var copy = try self.copy(withNewOffset: newOffset)
+        copy.length = newLength
+        if kind == .fixed { copy.storedMaxLength = newLength }
+        return copy
+    }
+
     /// The same options measured from the other end: how a range set on a reversed
     /// group is stored in view order, and read back in display order.
     func withPinFlipped() -> RangeOptions {
         RangeOptions(kind: kind, length: length, offset: offset, pin: pin.flipped,
                      maxLength: maxLength, minLength: minLength, growOptions: growOptions)
+    }
+
+    /// The options as mappings store them: a fixed range's `length` is its length
+    /// as set (`maxLength`), whatever length it was read back with.
+    func asSet() -> RangeOptions {
+        guard kind == .fixed else { return self }
+        var stored = self
+        stored.length = storedMaxLength
+        return stored
+    }
+
+    /// These options (as stored, in view order) with the current length and offset
+    /// of a window showing `window` of a group of `count` rows. A fixed range keeps
+    /// its offset (YapDatabase: "for a fixed range, the offset never changes").
+    func current(window: GroupWindow, count: Int) -> RangeOptions {
+        var current = self
+        current.length = window.length
+        if kind == .flexible {
+            current.offset = pin == .beginning ? window.lower : count - window.upper
+        }
+        return current
     }
 }
 

@@ -70,6 +70,8 @@ extension YDBError {
         case wrongView(expected: String, found: String)
         /// A range length must be at least 1. (`.invalidArgument`, likewise below)
         case lengthNotPositive(Int)
+        /// A flexible range's length (`RangeOptions.copy(withNewLength:)`) must not be negative.
+        case negativeLength(Int)
         case negativeOffset(Int)
         case negativeMinLength(Int)
         case maxLengthNotPositive(Int)
@@ -93,6 +95,7 @@ extension YDBError {
                 return "mismatched mappings and notifications: the mappings read view '\(expected)', "
                     + "the notifications are for view '\(found)'"
             case .lengthNotPositive(let length): return "length must be at least 1 (got \(length))"
+            case .negativeLength(let length): return "length must not be negative (got \(length))"
             case .negativeOffset(let offset): return "offset must not be negative (got \(offset))"
             case .negativeMinLength(let min): return "min_length must not be negative (got \(min))"
             case .maxLengthNotPositive(let max): return "max_length must be at least 1, or 0 for no limit (got \(max))"

@@ -43,11 +43,13 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
                   "index(forRow: \(row), inGroup: \(group))")
         }
         for index in -1...(model.counts[group] ?? 0) {
-            check(mappings.row(forIndex: index, inGroup: group), shown.firstIndex(of: index),
-                  "row(forIndex: \(index), inGroup: \(group))")
+            check(mappings.windowRow(forIndex: index, inGroup: group), shown.firstIndex(of: index),
+                  "windowRow(forIndex: \(index), inGroup: \(group))")
             let expectedPath = isVisible ? contents.rowid(at: index, inGroup: group).flatMap { table.position(of: $0) } : nil
             check(mappings.rowAndSection(forIndex: index, inGroup: group), expectedPath,
                   "rowAndSection(forIndex: \(index), inGroup: \(group))")
+            check(mappings.row(forIndex: index, inGroup: group), expectedPath?.row,
+                  "row(forIndex: \(index), inGroup: \(group))")
         }
         if let past = model.pastTheEnd[group] {
             // A range placed past the end reports its offset on its pin's side.
@@ -64,6 +66,14 @@ func getterDisagreements(_ mappings: Mappings, model: MappingsModel, contents: F
                   RangePosition(offsetFromBeginning: reversed ? after : before,
                                 offsetFromEnd: reversed ? before : after, length: indexes.count),
                   "rangePosition(\(group))")
+            // The range options read back carry the window's current length and (flexible) offset.
+            if let options = mappings.rangeOptions(forGroup: group), let position = mappings.rangePosition(forGroup: group) {
+                check(options.length, position.length, "rangeOptions(\(group)).length")
+                if options.isFlexible {
+                    check(options.offset, options.pin == .beginning ? position.offsetFromBeginning : position.offsetFromEnd,
+                          "rangeOptions(\(group)).offset")
+                }
+            }
         } else {
             check(mappings.rangePosition(forGroup: group), nil, "rangePosition(\(group))")
         }

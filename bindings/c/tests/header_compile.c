@@ -117,6 +117,8 @@ int header_compile_check(void) {
     (void)&ydb_mappings_set_range_fixed;
     (void)&ydb_mappings_set_range_flexible;
     (void)&ydb_mappings_range_options;
+    (void)&ydb_mappings_set_range_options;
+    (void)&ydb_range_options_set_length;
     (void)&ydb_mappings_remove_range_options;
     (void)&ydb_mappings_set_reversed;
     (void)&ydb_mappings_is_reversed;
@@ -140,6 +142,7 @@ int header_compile_check(void) {
     (void)&ydb_mappings_index_for_row_in_group;
     (void)&ydb_mappings_row_and_section_for_index;
     (void)&ydb_mappings_row_for_index;
+    (void)&ydb_mappings_window_row_for_index;
     (void)&ydb_mappings_range_position;
     (void)&ydb_mappings_nearest_index_path;
     (void)&ydb_mappings_has_changes;

@@ -1,8 +1,9 @@
 /*
 ** test_mappings.c -- mappings through the C ABI: getters under static and
 ** dynamic groups, dynamic sections, fixed and flexible ranges, reverse,
-** consolidation, dependencies, successive updates, rows by index path,
-** bad input, and two threads sharing one mappings.
+** consolidation, dependencies, successive updates, range options read back
+** live and set from a struct, rows by index path, bad input, and two
+** threads sharing one mappings.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -321,6 +322,236 @@ static void test_configuration(void) {
     teardown(&f);
 }
 
+/* ---- range options read back live, and set from a struct ---- */
+
+/* Moves the reader forward and computes (and drops) the changeset. */
+static void follow(fixture *f, ydb_mappings *m) {
+    ydb_notification_list *skipped = NULL;
+    ydb_changeset *cs = NULL;
+    REQUIRE_OK(ydb_connection_begin_long_lived_read(f->reader, &skipped));
+    CHECK_OK(ydb_changeset_new(m, skipped, &cs));
+    ydb_changeset_free(cs);
+    ydb_notification_list_free(skipped);
+}
+
+static int position_is(ydb_mappings *m, const char *group, size_t begin, size_t end, size_t length) {
+    size_t b = 99, e = 99, l = 99;
+    if (ydb_mappings_range_position(m, group, &b, &e, &l) != YDB_OK) return 0;
+    return b == begin && e == end && l == length;
+}
+
+static ydb_range_options range_of(ydb_mappings *m, const char *group) {
+    ydb_range_options o;
+    memset(&o, 0x5a, sizeof o);
+    CHECK_OK(ydb_mappings_range_options(m, group, &o));
+    return o;
+}
+
+static size_t shown(ydb_mappings *m, const char *group) {
+    size_t n = 99;
+    CHECK_OK(ydb_mappings_number_of_items_in_group(m, group, &n));
+    return n;
+}
+
+static void test_live_range_options(void) {
+    fixture f;
+    ydb_mappings *m = NULL;
+    const char *groups[] = {"a", "b"};
+    ydb_range_options o, saved;
+    char key[8], object[8];
+    int i;
+
+    setup(&f);
+    CHECK_OK(ydb_mappings_new(V, groups, 2, &m));
+    CHECK_OK(ydb_mappings_set_range_flexible(m, "a", 2, 0, YDB_PIN_END, 0, 0, YDB_GROW_PIN_SIDE));
+    CHECK_OK(ydb_mappings_set_range_flexible(m, "b", 1, 1, YDB_PIN_BEGINNING, 0, 0, YDB_GROW_PIN_SIDE));
+    o = range_of(m, "a"); /* before the first update: as set */
+    CHECK(o.length == 2 && o.offset == 0);
+    update(&f, m);
+
+    /* a grows at its pinned end; a row before b pushes it away from its pin. */
+    REQUIRE_OK(set_row(f.writer, "c", "a5", "a:5"));
+    REQUIRE_OK(set_row(f.writer, "c", "a6", "a:6"));
+    REQUIRE_OK(set_row(f.writer, "c", "b/", "b:/"));
+    follow(&f, m);
+    o = range_of(m, "a");
+    CHECK(o.kind == YDB_RANGE_FLEXIBLE && o.length == 4 && o.offset == 0 && o.pin == YDB_PIN_END);
+    CHECK(position_is(m, "a", 3, 0, 4));
+    o = range_of(m, "b");
+    CHECK(o.length == 1 && o.offset == 2 && o.pin == YDB_PIN_BEGINNING);
+    CHECK(position_is(m, "b", 2, 1, 1));
+
+    /* Set back unchanged, the window stays; then a new length and offset. */
+    o = range_of(m, "a");
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    CHECK(position_is(m, "a", 3, 0, 4));
+    CHECK_OK(ydb_range_options_set_length(&o, 3));
+    o.offset = 2;
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    CHECK(position_is(m, "a", 2, 2, 3));
+
+    /* max_length lowered after creation: the next changeset trims to it. */
+    o.offset = 0;
+    o.max_length = 4;
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    CHECK(position_is(m, "a", 4, 0, 3));
+    REQUIRE_OK(set_row(f.writer, "c", "a7", "a:7"));
+    REQUIRE_OK(set_row(f.writer, "c", "a8", "a:8"));
+    follow(&f, m);
+    o = range_of(m, "a");
+    CHECK(o.length == 4 && o.max_length == 4);
+    CHECK(position_is(m, "a", 5, 0, 4));
+
+    /* grow changed after creation: a row at the edge away from the pin joins. */
+    o.max_length = 0;
+    o.grow = YDB_GROW_NON_PIN_SIDE;
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    REQUIRE_OK(set_row(f.writer, "c", "a45", "a:45")); /* between a:4 and a:5: the window's first row */
+    follow(&f, m);
+    o = range_of(m, "a");
+    CHECK(o.length == 5 && o.grow == YDB_GROW_NON_PIN_SIDE && o.max_length == 0);
+    CHECK(position_is(m, "a", 5, 0, 5));
+
+    /* min_length raised after creation: rows deleted from the window are replaced. */
+    o.min_length = 5;
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    REQUIRE_OK(remove_row(f.writer, "c", "a6"));
+    REQUIRE_OK(remove_row(f.writer, "c", "a7"));
+    follow(&f, m);
+    o = range_of(m, "a");
+    CHECK(o.length == 5 && o.min_length == 5);
+    CHECK(position_is(m, "a", 3, 0, 5));
+
+    /* A reversed group: pin and offset in display order. */
+    CHECK_OK(ydb_mappings_set_reversed(m, "b", 1));
+    CHECK_OK(ydb_mappings_set_range_flexible(m, "b", 1, 1, YDB_PIN_BEGINNING, 0, 0, YDB_GROW_PIN_SIDE));
+    REQUIRE_OK(set_row(f.writer, "c", "b9", "b:9")); /* above the window on screen */
+    follow(&f, m);
+    o = range_of(m, "b");
+    CHECK(o.pin == YDB_PIN_BEGINNING && o.offset == 2 && o.length == 1);
+    CHECK(position_is(m, "b", 2, 2, 1));
+    CHECK_OK(ydb_mappings_set_reversed(m, "b", 0));
+
+    /* A fixed range reads back its clipped length; max_length is its length as set. */
+    CHECK_OK(ydb_mappings_set_range_fixed(m, "b", 10, 0, YDB_PIN_BEGINNING));
+    o = range_of(m, "b");
+    CHECK(o.kind == YDB_RANGE_FIXED && o.length == 5 && o.max_length == 10 && o.offset == 0);
+    CHECK(o.min_length == 0 && o.grow == YDB_GROW_PIN_SIDE && o.pin == YDB_PIN_BEGINNING);
+    CHECK_OK(ydb_mappings_set_range_options(m, "b", &o));
+    for (i = 3; i < 9; i++) {
+        sprintf(key, "b%d", i);
+        sprintf(object, "b:%d", i);
+        REQUIRE_OK(set_row(f.writer, "c", key, object));
+    }
+    follow(&f, m);
+    CHECK(shown(m, "b") == 10);
+    o = range_of(m, "b");
+    CHECK(o.length == 10 && o.max_length == 10);
+
+    /* Bad structs change nothing. */
+    saved = o;
+    o.length = 11; /* above its length as set */
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.min_length = 1;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.grow = YDB_GROW_BOTH_SIDES;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.kind = 7;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.offset = -1;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.pin = 5;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.max_length = -2;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", NULL), YDB_INVALID_ARGUMENT);
+    o = saved;
+    o.kind = YDB_RANGE_FLEXIBLE;
+    o.max_length = 0;
+    o.length = -1;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    o.length = 3;
+    o.max_length = 2;
+    o.min_length = 3;
+    CHECK_RC(ydb_mappings_set_range_options(m, "b", &o), YDB_INVALID_ARGUMENT);
+    CHECK(shown(m, "b") == 10);
+    o = range_of(m, "b");
+    CHECK(o.kind == YDB_RANGE_FIXED && o.max_length == 10);
+
+    /* A flexible range may be set with length 0: an empty window at its offset. */
+    o.kind = YDB_RANGE_FLEXIBLE;
+    o.max_length = 0;
+    o.length = 0;
+    o.offset = 4;
+    CHECK_OK(ydb_mappings_set_range_options(m, "b", &o));
+    CHECK(shown(m, "b") == 0);
+    CHECK(position_is(m, "b", 4, 7, 0));
+
+    /* ydb_range_options_set_length: a fixed range's length as set changes too. */
+    o = saved;
+    CHECK_RC(ydb_range_options_set_length(&o, 0), YDB_INVALID_ARGUMENT);
+    CHECK(o.length == 10 && o.max_length == 10);
+    CHECK_OK(ydb_range_options_set_length(&o, 2));
+    CHECK(o.length == 2 && o.max_length == 2);
+    CHECK_OK(ydb_mappings_set_range_options(m, "b", &o));
+    CHECK(shown(m, "b") == 2);
+    o.kind = YDB_RANGE_FLEXIBLE;
+    o.max_length = 0;
+    CHECK_OK(ydb_range_options_set_length(&o, 0));
+    CHECK(o.length == 0 && o.max_length == 0);
+    CHECK_RC(ydb_range_options_set_length(&o, -1), YDB_INVALID_ARGUMENT);
+    o.kind = 0;
+    CHECK_RC(ydb_range_options_set_length(&o, 3), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_range_options_set_length(NULL, 3), YDB_INVALID_ARGUMENT);
+
+    ydb_mappings_free(m);
+    teardown(&f);
+}
+
+/* rowForIndex:inGroup: is the table row; the window's own row is separate. */
+static void test_row_for_index(void) {
+    fixture f;
+    ydb_mappings *m = NULL;
+    const char *groups[] = {"a", "b"};
+    size_t row = 99, section = 99;
+
+    setup(&f);
+    CHECK_OK(ydb_mappings_new(V, groups, 2, &m));
+    CHECK_OK(ydb_mappings_set_auto_consolidate_groups(m, 100, "all"));
+    CHECK_OK(ydb_mappings_set_range_fixed(m, "b", 2, 1, YDB_PIN_BEGINNING));
+    update(&f, m);
+
+    /* Consolidated: b shows its indexes 1 and 2 after a's five rows. */
+    CHECK_OK(ydb_mappings_row_for_index(m, 2, "b", &row));
+    CHECK(row == 6);
+    CHECK_OK(ydb_mappings_row_and_section_for_index(m, 2, "b", &section, &row));
+    CHECK(section == 0 && row == 6);
+    CHECK_OK(ydb_mappings_window_row_for_index(m, 2, "b", &row));
+    CHECK(row == 1);
+    CHECK_OK(ydb_mappings_row_for_index(m, 4, "a", &row));
+    CHECK(row == 4);
+    CHECK_RC(ydb_mappings_row_for_index(m, 0, "b", &row), YDB_NOTFOUND); /* outside the range */
+    CHECK(row == 0);
+    CHECK_RC(ydb_mappings_window_row_for_index(m, 0, "b", &row), YDB_NOTFOUND);
+    CHECK_RC(ydb_mappings_row_for_index(m, 0, "all", &row), YDB_NOTFOUND);
+
+    /* Not consolidated: the table row is the window's row. */
+    CHECK_OK(ydb_mappings_set_auto_consolidate_groups(m, 0, "all"));
+    CHECK_OK(ydb_mappings_row_for_index(m, 2, "b", &row));
+    CHECK(row == 1);
+    CHECK_OK(ydb_mappings_window_row_for_index(m, 2, "b", &row));
+    CHECK(row == 1);
+
+    ydb_mappings_free(m);
+    teardown(&f);
+}
+
 /* ---- dynamic groups ---- */
 
 typedef struct {
@@ -480,6 +711,8 @@ static void test_threads(void) {
 int main(void) {
     test_static_getters();
     test_configuration();
+    test_live_range_options();
+    test_row_for_index();
     test_dynamic_groups();
     test_bad_input();
     test_threads();

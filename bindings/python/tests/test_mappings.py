@@ -1,10 +1,11 @@
 """Mappings through the Python package: getters under static and dynamic
 groups, dynamic sections, fixed and flexible ranges, reverse,
-consolidation, dependencies, successive updates, rows by index path and
-bad input."""
+consolidation, dependencies, successive updates, range options read back
+live and set again, rows by index path and bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any, Iterator, List
 
@@ -35,6 +36,124 @@ def update(ui: ydbview.Connection, mappings: Mappings) -> None:
     ui.begin_long_lived_read_transaction()
     with ui.read() as t:
         mappings.update(t)
+
+
+def follow(ui: ydbview.Connection, mappings: Mappings) -> None:
+    mappings.changes(ui.begin_long_lived_read_transaction())
+
+
+def test_range_options_read_back_live(setup: Any) -> None:
+    db, writer, ui = setup
+    m = Mappings(["a", "b"], "v")
+    m.set_range_options("a", RangeOptions.flexible(2, pin="end"))
+    m.set_range_options("b", RangeOptions.flexible(1, offset=1, pin="beginning"))
+    assert m.range_options("a") == RangeOptions.flexible(2, pin="end")  # before the first update: as set
+    update(ui, m)
+
+    # a grows at its pinned end; a row before b pushes it away from its pin.
+    with writer.read_write() as t:
+        t.set("c", "a5", {"g": "a", "n": 5})
+        t.set("c", "a6", {"g": "a", "n": 6})
+        t.set("c", "b-1", {"g": "b", "n": -1})
+    follow(ui, m)
+    assert m.range_options("a") == RangeOptions.flexible(4, offset=0, pin="end")
+    assert m.range_position("a") == RangePosition(3, 0, 4)
+    assert m.range_options("b") == RangeOptions.flexible(1, offset=2, pin="beginning")
+
+    # Set back unchanged, the window stays; then a new length and offset.
+    now = m.range_options("a")
+    assert now is not None
+    m.set_range_options("a", now)
+    assert m.range_position("a") == RangePosition(3, 0, 4)
+    now = now.copy_with_new_length(3).copy_with_new_offset(2)
+    m.set_range_options("a", now)
+    assert m.range_position("a") == RangePosition(2, 2, 3)
+
+    # max_length lowered after creation: the next changeset trims to it.
+    m.set_range_options("a", dataclasses.replace(now, offset=0, max_length=4))
+    assert m.range_position("a") == RangePosition(4, 0, 3)
+    with writer.read_write() as t:
+        t.set("c", "a7", {"g": "a", "n": 7})
+        t.set("c", "a8", {"g": "a", "n": 8})
+    follow(ui, m)
+    now = m.range_options("a")
+    assert now is not None and now.length == 4 and now.max_length == 4
+    assert m.range_position("a") == RangePosition(5, 0, 4)
+
+    # grow changed after creation: a row at the edge away from the pin joins.
+    m.set_range_options("a", dataclasses.replace(now, max_length=None, grow="non_pin_side"))
+    with writer.read_write() as t:
+        t.set("c", "a45", {"g": "a", "n": 4.5})
+    follow(ui, m)
+    now = m.range_options("a")
+    assert now is not None and now.length == 5 and now.grow == "non_pin_side"
+
+    # min_length raised after creation: rows deleted from the window are replaced.
+    m.set_range_options("a", dataclasses.replace(now, min_length=5))
+    with writer.read_write() as t:
+        t.remove("c", "a6")
+        t.remove("c", "a7")
+    follow(ui, m)
+    assert m.range_options("a") == RangeOptions.flexible(5, pin="end", min_length=5, grow="non_pin_side")
+    assert m.range_position("a") == RangePosition(3, 0, 5)
+
+    # A reversed group: pin and offset in display order.
+    m.set_is_reversed("b", True)
+    m.set_range_options("b", RangeOptions.flexible(1, offset=1, pin="beginning"))
+    with writer.read_write() as t:
+        t.set("c", "b9", {"g": "b", "n": 9})  # above the window on screen
+    follow(ui, m)
+    assert m.range_options("b") == RangeOptions.flexible(1, offset=2, pin="beginning")
+    assert m.range_position("b") == RangePosition(2, 2, 1)
+    m.set_is_reversed("b", False)
+
+    # A fixed range reads back its clipped length; max_length is its length as set.
+    m.set_range_options("b", RangeOptions.fixed(10))
+    fixed = m.range_options("b")
+    assert fixed == RangeOptions("fixed", 5, 0, "beginning", 10, 0, "pin_side")
+    m.set_range_options("b", fixed)
+    with writer.read_write() as t:
+        for n in range(3, 9):
+            t.set("c", f"b{n}", {"g": "b", "n": n})
+    follow(ui, m)
+    assert m.number_of_items_in_group("b") == 10
+    assert m.range_options("b") == RangeOptions.fixed(10)
+    m.set_range_options("b", fixed.copy_with_new_length(2))
+    assert m.number_of_items_in_group("b") == 2 and m.range_options("b") == RangeOptions.fixed(2)
+
+    # A flexible range may be set with length 0: an empty window at its offset.
+    m.set_range_options("b", RangeOptions.flexible(3, offset=4).copy_with_new_length(0))
+    assert m.number_of_items_in_group("b") == 0 and m.range_position("b") == RangePosition(4, 7, 0)
+
+    # Bad values change nothing.
+    m.set_range_options("b", fixed)
+    for bad in (dataclasses.replace(fixed, length=11), dataclasses.replace(fixed, min_length=1),
+                dataclasses.replace(fixed, grow="both_sides"), RangeOptions.flexible(2).copy_with_new_length(-1),
+                RangeOptions.flexible(2, offset=-1), RangeOptions.fixed(2, offset=2**63)):
+        with pytest.raises(ydbview.InvalidArgumentError):
+            m.set_range_options("b", bad)
+    with pytest.raises(ValueError):
+        m.set_range_options("b", dataclasses.replace(fixed, grow="sideways"))
+    assert m.range_options("b") == RangeOptions.fixed(10) and m.number_of_items_in_group("b") == 10
+    m.close()
+
+
+def test_row_for_index_is_the_table_row(setup: Any) -> None:
+    db, writer, ui = setup
+    with Mappings(["a", "b"], "v") as m:
+        m.set_auto_consolidate_groups(100, "all")
+        m.set_range_options("b", RangeOptions.fixed(2, offset=1))
+        update(ui, m)
+        # Consolidated: b shows its indexes 1 and 2 after a's five rows.
+        assert m.row_for_index("b", 2) == 6
+        assert m.row_and_section_for_index("b", 2) == IndexPath(0, 6)
+        assert m.window_row_for_index("b", 2) == 1 and m.index_for_row_in_group("b", 1) == 2
+        assert m.row_for_index("a", 4) == 4
+        assert m.row_for_index("b", 0) is None and m.window_row_for_index("b", 0) is None
+        assert m.row_for_index("all", 0) is None and m.window_row_for_index("b", -1) is None
+        # Not consolidated: the table row is the window's row.
+        m.set_auto_consolidate_groups(0, "all")
+        assert m.row_for_index("b", 2) == 1 and m.window_row_for_index("b", 2) == 1
 
 
 def test_static_getters(setup: Any) -> None:

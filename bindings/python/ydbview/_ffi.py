@@ -301,6 +301,7 @@ _SIGNATURES = {
     "ydb_mappings_set_range_flexible": (
         c_int, [c_void_p, c_char_p, c_int64, c_int64, c_int, c_int64, c_int64, c_int]),
     "ydb_mappings_range_options": (c_int, [c_void_p, c_char_p, POINTER(RangeOptionsStruct)]),
+    "ydb_mappings_set_range_options": (c_int, [c_void_p, c_char_p, POINTER(RangeOptionsStruct)]),
     "ydb_mappings_remove_range_options": (c_int, [c_void_p, c_char_p]),
     "ydb_mappings_set_reversed": (c_int, [c_void_p, c_char_p, c_int]),
     "ydb_mappings_is_reversed": (c_int, [c_void_p, c_char_p, _int_out]),
@@ -328,6 +329,7 @@ _SIGNATURES = {
     "ydb_mappings_row_and_section_for_index": (
         c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
     "ydb_mappings_row_for_index": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
+    "ydb_mappings_window_row_for_index": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
     "ydb_mappings_range_position": (c_int, [c_void_p, c_char_p, _size_out, _size_out, _size_out]),
     "ydb_mappings_nearest_index_path": (c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
     "ydb_mappings_has_changes": (c_int, [c_void_p, c_void_p, _int_out]),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import _callbacks, _ffi
@@ -58,6 +58,7 @@ class RangePosition(NamedTuple):
 
 _PINS = {"beginning": 0, "end": 1}
 _GROWS = {"pin_side": 0, "non_pin_side": 1, "both_sides": 2}
+_KINDS = {"fixed": 1, "flexible": 2}
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,23 @@ class RangeOptions:
     follow their rows, keeping at most ``max_length`` (None: no limit) and at
     least ``min_length`` rows, growing at the edges ``grow`` allows
     ("pin_side", "non_pin_side", "both_sides"). Values are checked when set
-    on a mappings (``InvalidArgumentError``)."""
+    on a mappings (``InvalidArgumentError``).
+
+    ``Mappings.range_options`` gives back a range's *current* ``length`` and
+    ``offset`` (YapDatabase's ``rangeOptionsForGroup:``); change a value read
+    back and set it again to continue from where the range stands::
+
+        now = mappings.range_options("chat")
+        mappings.set_range_options("chat", now.copy_with_new_offset(now.offset + 50))
+        mappings.set_range_options("chat", dataclasses.replace(now, max_length=300, grow="both_sides"))
+
+    Values are immutable (hashable, like the Swift struct): the mappings keep
+    their own copy, so a changed value is always set again explicitly. The
+    settings ``max_length``, ``min_length`` and ``grow`` are changed with
+    ``dataclasses.replace``, the length and offset with ``copy_with_new_length``
+    and ``copy_with_new_offset``. A fixed range's ``max_length`` is its length
+    as set (its ``length`` read back may be less, clipped to the group): change
+    it with ``copy_with_new_length``, which sets both."""
 
     kind: str
     length: int
@@ -101,6 +118,21 @@ class RangeOptions:
     def is_flexible(self) -> bool:
         """True for a flexible window."""
         return self.kind == "flexible"
+
+    def copy_with_new_length(self, length: int) -> "RangeOptions":
+        """Returns these options with another ``length`` (YapDatabase's
+        ``copyWithNewLength:``). For a fixed range it is a new length as set:
+        ``max_length`` becomes ``length`` too. A flexible range may be given 0
+        (what an empty window reads back as). Values are checked by
+        ``Mappings.set_range_options``."""
+        if self.is_fixed:
+            return replace(self, length=length, max_length=length)
+        return replace(self, length=length)
+
+    def copy_with_new_offset(self, offset: int) -> "RangeOptions":
+        """Returns these options with another ``offset`` from the pin
+        (YapDatabase's ``copyWithNewOffset:``)."""
+        return replace(self, offset=offset)
 
 
 class ChangeType(enum.IntEnum):
@@ -513,42 +545,50 @@ class Mappings(_Closeable):
         return self._flag(lib.ydb_mappings_is_dynamic_section_for_all_groups)
 
     def set_range_options(self, group: str, options: Optional[RangeOptions]) -> None:
-        """Shows only a window of ``group`` (None shows all of it again)."""
+        """Shows only a window of ``group`` (None shows all of it again).
+        Replaces the group's range: the window is placed afresh from
+        ``options.length`` and ``options.offset`` (at once after the first
+        update; no changeset describes it, so reload the table). Setting back
+        what ``range_options`` returned leaves the window where it is. A fixed
+        range's length as set is ``max_length`` (``length`` when that is None);
+        a flexible range may have length 0. Raises ``InvalidArgumentError``
+        for values out of range, ``ValueError`` for an unknown kind, pin or grow."""
         encoded = encode(group, "group")
         if options is None:
             _check(lib.ydb_mappings_remove_range_options(self._live_handle, encoded))
             return
         if options.pin not in _PINS:
             raise ValueError(f"pin must be 'beginning' or 'end', not {options.pin!r}")
-        if options.is_fixed:
-            _check(lib.ydb_mappings_set_range_fixed(self._live_handle, encoded, options.length, options.offset,
-                                                    _PINS[options.pin]))
-        elif options.is_flexible:
-            if options.grow not in _GROWS:
-                raise ValueError(f"grow must be one of {sorted(_GROWS)}, not {options.grow!r}")
-            if options.max_length == 0:
-                raise InvalidArgumentError("max_length must be at least 1 (None: no limit)",
-                                           Status.INVALID_ARGUMENT)
-            max_length = 0 if options.max_length is None else options.max_length
-            _check(lib.ydb_mappings_set_range_flexible(self._live_handle, encoded, options.length, options.offset,
-                                                       _PINS[options.pin], max_length, options.min_length,
-                                                       _GROWS[options.grow]))
-        else:
+        if options.grow not in _GROWS:
+            raise ValueError(f"grow must be one of {sorted(_GROWS)}, not {options.grow!r}")
+        if options.kind not in _KINDS:
             raise ValueError(f"range kind must be 'fixed' or 'flexible', not {options.kind!r}")
+        if options.is_flexible and options.max_length == 0:
+            raise InvalidArgumentError("max_length must be at least 1 (None: no limit)", Status.INVALID_ARGUMENT)
+        fields = (options.length, options.offset, options.max_length or 0, options.min_length)
+        if not all(-2**63 <= value < 2**63 for value in fields):
+            raise InvalidArgumentError("a range value is out of range", Status.INVALID_ARGUMENT)
+        struct = _ffi.RangeOptionsStruct(
+            kind=_KINDS[options.kind], length=options.length, offset=options.offset, pin=_PINS[options.pin],
+            max_length=options.max_length or 0, min_length=options.min_length, grow=_GROWS[options.grow])
+        _check(lib.ydb_mappings_set_range_options(self._live_handle, encoded, byref(struct)))
 
     def range_options(self, group: str) -> Optional[RangeOptions]:
-        """The range options of ``group`` as set (display order), or None."""
+        """The range options of ``group`` (display order), or None. As
+        YapDatabase promises, ``length`` and ``offset`` are the range's
+        current ones as of the last update or changeset: a flexible range as
+        grown, shrunk and shifted; a fixed range's length clipped to the group
+        (its length as set is ``max_length``), its offset as set. The settings
+        are as set. Before the first update: the options as set."""
         out = _ffi.RangeOptionsStruct()
         status = lib.ydb_mappings_range_options(self._live_handle, encode(group, "group"), byref(out))
         if status == Status.NOTFOUND:
             return None
         _check(status)
         pin = "beginning" if out.pin == 0 else "end"
-        if out.kind == 1:
-            return RangeOptions.fixed(out.length, out.offset, pin)
         grow = {v: k for k, v in _GROWS.items()}[out.grow]
-        return RangeOptions.flexible(out.length, out.offset, pin, max_length=out.max_length or None,
-                                     min_length=out.min_length, grow=grow)
+        kind = {v: k for k, v in _KINDS.items()}[out.kind]
+        return RangeOptions(kind, out.length, out.offset, pin, out.max_length or None, out.min_length, grow)
 
     def remove_range_options(self, group: str) -> None:
         """Shows all of ``group`` again (``set_range_options(group, None)``)."""
@@ -709,8 +749,9 @@ class Mappings(_Closeable):
         return self._size(lib.ydb_mappings_index_for_row_in_section, row, section)
 
     def index_for_row_in_group(self, group: str, row: int) -> Optional[int]:
-        """Returns the view index of ``group`` shown at table ``row`` of its
-        section, or None."""
+        """Returns the view index of ``group`` shown at ``row`` of its own
+        window (its section's row unless consolidated), or None; the inverse
+        of ``window_row_for_index``."""
         encoded = encode(group, "group")
         if _index(row) is None:
             return None
@@ -726,11 +767,23 @@ class Mappings(_Closeable):
     index_path_for_index = row_and_section_for_index
 
     def row_for_index(self, group: str, index: int) -> Optional[int]:
-        """Returns the table row showing view ``index`` of ``group``, or None when not shown."""
+        """Returns the table row showing view ``index`` of ``group``, or None
+        when not shown: YapDatabase's ``rowForIndex:inGroup:``, always the row
+        of ``row_and_section_for_index`` (while consolidated, the row in the
+        consolidated section)."""
         encoded = encode(group, "group")
         if _index(index) is None:
             return None
         return self._size(lib.ydb_mappings_row_for_index, index, encoded)
+
+    def window_row_for_index(self, group: str, index: int) -> Optional[int]:
+        """Returns the row of ``group``'s own window (range and reverse
+        applied) showing view ``index``, consolidated or not, or None outside
+        the window; the inverse of ``index_for_row_in_group``."""
+        encoded = encode(group, "group")
+        if _index(index) is None:
+            return None
+        return self._size(lib.ydb_mappings_window_row_for_index, index, encoded)
 
     def range_position(self, group: str) -> Optional[RangePosition]:
         """Returns where the window of ``group`` stands in the whole group, or None."""
