@@ -70,8 +70,10 @@ extension Mappings {
     /// `rangePosition(forGroup:)` gives the same window as offsets from both ends.
     public func rangeOptions(forGroup group: String) -> RangeOptions? {
         guard var options = ranges[group] else { return nil }
-        if let layout, let window = layout.windows[group], let count = layout.counts[group] {
-            options = options.current(window: window, count: count)
+        if options.isFlexible, let state = flexibleStates[group] {
+            options = options.current(offset: state.offset, length: state.length)
+        } else if options.isFixed, let window = layout?.windows[group] {
+            options = options.current(offset: options.offset, length: window.length)
         }
         return reversedGroups.contains(group) ? options.withPinFlipped() : options
     }

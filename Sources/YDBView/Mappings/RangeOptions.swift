@@ -210,22 +210,21 @@ public struct RangeOptions: Hashable, Sendable {
         return stored
     }
 
-    /// These options (as stored, in view order) with the current length and offset
-    /// of a window showing `window` of a group of `count` rows. A fixed range keeps
-    /// its offset (YapDatabase: "for a fixed range, the offset never changes").
-    func current(window: GroupWindow, count: Int) -> RangeOptions {
+    /// These options (as stored, in view order) with a range's current offset and
+    /// length: a flexible range's state, or a fixed range's offset as set (YapDatabase:
+    /// "for a fixed range, the offset never changes") with its window's length.
+    func current(offset: Int, length: Int) -> RangeOptions {
         var current = self
-        current.length = window.length
-        if kind == .flexible {
-            current.offset = pin == .beginning ? window.lower : count - window.upper
-        }
+        current.offset = offset
+        current.length = length
         return current
     }
 }
 
 /// Where a group's window stands inside the whole group, in display order
 /// (swapped for a reversed group). `offsetFromBeginning + length + offsetFromEnd`
-/// always equals the group's row count.
+/// equals the group's row count, except for a range whose offset lies past the
+/// end of the group (see `Mappings.rangePosition(forGroup:)`).
 public struct RangePosition: Hashable, Sendable {
     /// Rows of the group before the first shown row.
     public let offsetFromBeginning: Int
