@@ -64,15 +64,28 @@
 **
 ** Callbacks and re-entrancy.  One rule, the engine's, the same in Swift and
 **   Python:
-**   - inside a VIEW callback (grouping, sorting, sort_key) the connection
-**     running it, and its transaction, cannot be used at all (YDB_MISUSE,
-**     "busy"); reading through another connection is fine; beginning a
-**     write on any connection, registering or unregistering a view give
-**     YDB_MISUSE (this thread holds the write);
+**   - a VIEW callback (grouping, sorting, sort_key), a find and a dynamic
+**     mappings' group filter and sort receive `ydb_txn *txn`: a READ-ONLY
+**     handle of the transaction running them, valid only during that call
+**     (kept and used later: YDB_MISUSE). It reads rows with the ydb_txn_get_*
+**     / exists / count / enumerate functions, and sees that transaction's
+**     own writes so far (also during a registration or
+**     ydb_view_set_definition). Writing through it (set, replace, touch,
+**     remove, set_definition) or ending it (commit, rollback, end) gives
+**     YDB_MISUSE, "the callback's transaction is read-only", and changes
+**     nothing: a callback that ignores the error leaves the transaction
+**     usable;
+**   - inside a VIEW callback the rows may be read (through `txn`), the
+**     views may not (YDB_MISUSE: they are half-updated), and nothing may
+**     write or end the running transaction; reading through another
+**     connection is fine; beginning a write on any connection, registering
+**     or unregistering a view give YDB_MISUSE (this thread holds the
+**     write);
 **   - inside an ENUMERATION callback (rows, keys, collections, view rows,
 **     find) the transaction may be read and, if read-write, written; ending
 **     it (commit, rollback, end) or closing its connection gives
-**     YDB_MISUSE and leaves it open;
+**     YDB_MISUSE and leaves it open; an enumeration run from inside a view
+**     callback keeps the view callback's rule;
 **   - COMMIT OBSERVERS run after the commit, with no engine lock held: they
 **     may read and write through any connection, the committing one too.
 **
@@ -755,15 +768,16 @@ int ydb_notification_list_has_change_in_collection(
 ** transaction), and any transaction can query it by name (ydb_view_* on a
 ** ydb_txn). A read transaction sees each view exactly as of its snapshot.
 **
-**     static int by_first_letter(void *ctx, const ydb_view_row *row,
+**     static int by_first_letter(void *ctx, ydb_txn *txn, const ydb_view_row *row,
 **                                ydb_group_result *result) {
 **         char group[2] = { row->key[0], 0 };
-**         (void)ctx;
+**         (void)ctx; (void)txn;
 **         return ydb_group_result_set(result, group);  -- 0: success
 **     }
-**     static int by_key(void *ctx, const char *group, const ydb_view_row *a,
-**                       const ydb_view_row *b, int *out_order) {
-**         (void)ctx; (void)group;
+**     static int by_key(void *ctx, ydb_txn *txn, const char *group,
+**                       const ydb_view_row *a, const ydb_view_row *b,
+**                       int *out_order) {
+**         (void)ctx; (void)txn; (void)group;
 **         *out_order = strcmp(a->key, b->key);
 **         return 0;
 **     }
@@ -780,12 +794,23 @@ int ydb_notification_list_has_change_in_collection(
 **   fails with YDB_CALLBACK_FAILED and the message "view 'NAME': grouping
 **   callback failed ...". A failed write poisons its read-write transaction
 **   (see Writing): nothing of it is ever committed. Callbacks run on the
-**   thread making the call, inside the engine; from inside one, calls on the
-**   connection (or transaction) that runs it, ydb_txn_begin_read_write,
-**   ydb_view_register and ydb_view_unregister return YDB_MISUSE (see
-**   "Callbacks and re-entrancy" at the top). Reading through another
-**   connection is allowed. Every pointer a callback
-**   receives is borrowed: valid only during that call.
+**   thread making the call, inside the engine.
+**
+** Reading other rows.  Each callback gets `ydb_txn *txn`, a read-only
+**   handle of the transaction running it (see "Callbacks and re-entrancy"
+**   at the top): a book can be grouped by its author's country, a message
+**   sorted by its conversation's pinned flag, reading that row with
+**   ydb_txn_get_object(txn, ...). The read sees the running transaction's
+**   own writes, so an author set earlier in the same transaction is found.
+**   Views cannot be read there; writing or ending through `txn` gives
+**   YDB_MISUSE; ydb_txn_begin_read_write, ydb_view_register and
+**   ydb_view_unregister give YDB_MISUSE. Reading through another connection
+**   is allowed. As in YapDatabase, a row a callback only READ is not a
+**   dependency: changing the author later re-runs no callback for the
+**   books, which stay where they were; touch them (ydb_txn_touch_object,
+**   in the same transaction as the author's change) to regroup and resort
+**   them. Every pointer a callback receives is borrowed: valid only during
+**   that call.
 **
 ** Context and destructor.  ydb_view_register and ydb_view_set_definition
 **   take a `void *ctx` passed to both callbacks, and a destructor (may be
@@ -852,8 +877,10 @@ int ydb_group_result_set(ydb_group_result *result, const char *group);
 /*
 ** The grouping callback: decide the group of `row` with
 ** ydb_group_result_set (or leave it out), return 0; nonzero = failure.
+** `txn` is a read-only handle of the running transaction, valid during the
+** call, for reading other rows (see "Reading other rows" above).
 */
-typedef int (*ydb_grouping_fn)(void *ctx, const ydb_view_row *row,
+typedef int (*ydb_grouping_fn)(void *ctx, ydb_txn *txn, const ydb_view_row *row,
                                ydb_group_result *result);
 
 /*
@@ -863,8 +890,9 @@ typedef int (*ydb_grouping_fn)(void *ctx, const ydb_view_row *row,
 ** consistent total order (antisymmetric and transitive) for the group to
 ** be sorted; an inconsistent one never crashes, it only leaves the order
 ** unspecified. A row goes after every row that compares equal to it.
+** `txn`: as for the grouping callback.
 */
-typedef int (*ydb_sorting_fn)(void *ctx, const char *group,
+typedef int (*ydb_sorting_fn)(void *ctx, ydb_txn *txn, const char *group,
                               const ydb_view_row *row1,
                               const ydb_view_row *row2, int *out_order);
 
@@ -880,7 +908,7 @@ typedef int (*ydb_sorting_fn)(void *ctx, const char *group,
 ** each row's key in a buffer of its own, plus an entry in a rowid -> key
 ** tree.
 **
-**     static int by_price_then_name(void *ctx, const char *group,
+**     static int by_price_then_name(void *ctx, ydb_txn *txn, const char *group,
 **                                   const ydb_view_row *row, ydb_sort_key *key) {
 **         const struct item *item = row->object;
 **         ydb_sort_key_append_double(key, item->price, 1);   -- most expensive first
@@ -906,11 +934,12 @@ typedef int (*ydb_sorting_fn)(void *ctx, const char *group,
 ** version. An append refused (NULL or invalid UTF-8 text) gives
 ** YDB_INVALID_ARGUMENT and makes the callback fail, whatever it returns.
 ** The key handle is valid only during its callback, on its thread: after
-** that (or elsewhere) every append gives YDB_MISUSE.
+** that (or elsewhere) every append gives YDB_MISUSE. `txn`: as for the
+** grouping callback.
 */
 typedef struct ydb_sort_key ydb_sort_key;
 
-typedef int (*ydb_sort_key_fn)(void *ctx, const char *group,
+typedef int (*ydb_sort_key_fn)(void *ctx, ydb_txn *txn, const char *group,
                                const ydb_view_row *row, ydb_sort_key *key);
 
 int ydb_sort_key_append_int64(ydb_sort_key *key, int64_t value, int descending);
@@ -1152,9 +1181,11 @@ int ydb_view_read_rows(ydb_txn *txn, const char *view, const char *group,
 ** The find callback: for `row`, store in *out_order a negative number when
 ** the row comes before the range wanted, 0 when it is inside it, a positive
 ** number when it comes after; return 0 (nonzero = failure). It must agree
-** with the group's sort order.
+** with the group's sort order. `txn` is a read-only handle of the
+** transaction the find runs in, valid during the call: it reads rows and
+** views; writing or ending through it gives YDB_MISUSE.
 */
-typedef int (*ydb_find_fn)(void *ctx, const ydb_view_row *row,
+typedef int (*ydb_find_fn)(void *ctx, ydb_txn *txn, const ydb_view_row *row,
                            int *out_order);
 
 /*
@@ -1233,11 +1264,19 @@ int ydb_mappings_new(const char *view, const char *const *groups,
 ** Dynamic groups. The filter callback returns nonzero to show `group`; the
 ** sort callback returns a negative number when group1 goes before group2,
 ** 0 when equal, positive when after. Neither can fail. Both run during
-** ydb_mappings_update and ydb_changeset_new (and ydb_mappings_has_changes
-** for the filter), on the calling thread.
+** ydb_mappings_update, ydb_changeset_new and ydb_changeset_new_in_txn (and
+** ydb_mappings_has_changes for the filter), on the calling thread.
+**
+** `txn` is a read-only handle, valid during the call, of the transaction
+** the groups are found with: the one given to ydb_mappings_update or
+** ydb_changeset_new_in_txn. It reads rows and views (a group shown only
+** while the row it names exists, say); writing or ending through it gives
+** YDB_MISUSE. It is NULL where there is no transaction: ydb_changeset_new
+** and ydb_mappings_has_changes. A row read is not a dependency: the groups
+** are found again at each update or changeset.
 */
-typedef int (*ydb_group_filter_fn)(void *ctx, const char *group);
-typedef int (*ydb_group_sort_fn)(void *ctx, const char *group1,
+typedef int (*ydb_group_filter_fn)(void *ctx, ydb_txn *txn, const char *group);
+typedef int (*ydb_group_sort_fn)(void *ctx, ydb_txn *txn, const char *group1,
                                  const char *group2);
 
 /*
@@ -1601,6 +1640,16 @@ typedef struct ydb_changeset ydb_changeset;
 int ydb_changeset_new(ydb_mappings *mappings,
                       const ydb_notification_list *list,
                       ydb_changeset **out_changeset);
+
+/*
+** ydb_changeset_new_in_txn is ydb_changeset_new for dynamic groups whose
+** filter and sort read rows: they get a read-only handle of `txn`, which
+** must read the last notification's snapshot (a read transaction on the
+** connection that just moved forward), else YDB_MISMATCH.
+*/
+int ydb_changeset_new_in_txn(ydb_mappings *mappings,
+                             const ydb_notification_list *list, ydb_txn *txn,
+                             ydb_changeset **out_changeset);
 
 /* ydb_changeset_free frees a changeset. NULL is a harmless no-op; a handle
 ** of another type is left untouched and sets YDB_MISUSE (see ydb_errcode). */

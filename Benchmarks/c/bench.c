@@ -88,8 +88,8 @@ static long file_size(const char *path) {
 
 /* --- the view: one group, sorted by the object's 8-byte rank, then key --- */
 
-static int group_all(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
-    (void)ctx;
+static int group_all(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx; (void)txn;
     (void)row;
     return ydb_group_result_set(result, "all");
 }
@@ -100,16 +100,16 @@ static int64_t rank_of(const ydb_view_row *row) {
     return rank;
 }
 
-static int by_rank(void *ctx, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
+static int by_rank(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
     int64_t x = rank_of(a), y = rank_of(b);
-    (void)ctx;
+    (void)ctx; (void)txn;
     (void)group;
     *out = x != y ? (x > y) - (x < y) : strcmp(a->key, b->key);
     return 0;
 }
 
-static int rank_key(void *ctx, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
-    (void)ctx;
+static int rank_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
+    (void)ctx; (void)txn;
     (void)group;
     ydb_sort_key_append_int64(key, rank_of(row), 0);
     return ydb_sort_key_append_text(key, row->key, 0);

@@ -82,6 +82,18 @@ public func ydb_changeset_new(_ mappingsHandle: OpaquePointer?, _ list: OpaquePo
     }
 }
 
+@_cdecl("ydb_changeset_new_in_txn")
+public func ydb_changeset_new_in_txn(_ mappingsHandle: OpaquePointer?, _ list: OpaquePointer?,
+                                     _ txnHandle: OpaquePointer?,
+                                     _ outChangeset: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    answer(outChangeset, "out_changeset") {
+        let box = try mappingsBox(mappingsHandle)
+        let notifications = try lookup(list, NotificationListBox.self, "notification list").notifications
+        let transaction = try usableTxn(txnHandle)
+        return registry.register(ChangesetBox(try box.with { try $0.changes(for: notifications, in: transaction) }))
+    }
+}
+
 @_cdecl("ydb_changeset_free")
 public func ydb_changeset_free(_ handle: OpaquePointer?) {
     guard handle != nil else { return }

@@ -8,8 +8,11 @@ import Musl
 #endif
 import YDBView
 
-public typealias CGroupFilterCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
-public typealias CGroupSortCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+/// Both take (ctx, txn, ...): txn is a read-only handle of the transaction
+/// the groups are found with, or NULL where there is none.
+public typealias CGroupFilterCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?,
+                                                        UnsafePointer<CChar>?) -> Int32
+public typealias CGroupSortCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?,
                                                       UnsafePointer<CChar>?) -> Int32
 
 /// `ydb_range_options`, field for field (natural alignment, as in C).
@@ -47,15 +50,19 @@ final class GroupSourceCallbacks {
 typealias GroupSourceSlot = CallbackSlot<GroupSourceCallbacks>
 
 extension CallbackSlot where Callbacks == GroupSourceCallbacks {
-    func accepts(_ group: String) -> Bool {
+    func accepts(_ transaction: ReadTransaction?, _ group: String) -> Bool {
         guard let callbacks = current else { return false }
-        return group.withCString { name in callbacks.filter(callbacks.ctx, name) } != 0
+        return withCallbackTxn(transaction) { txn in
+            group.withCString { name in callbacks.filter(callbacks.ctx, txn, name) }
+        } != 0
     }
 
-    func less(_ lhs: String, _ rhs: String) -> Bool {
+    func less(_ transaction: ReadTransaction?, _ lhs: String, _ rhs: String) -> Bool {
         guard let callbacks = current else { return utf8Order(lhs, rhs) }
-        return lhs.withCString { first in
-            rhs.withCString { second in callbacks.sort(callbacks.ctx, first, second) }
+        return withCallbackTxn(transaction) { txn in
+            lhs.withCString { first in
+                rhs.withCString { second in callbacks.sort(callbacks.ctx, txn, first, second) }
+            }
         } < 0
     }
 }
@@ -154,7 +161,8 @@ public func ydb_mappings_new_dynamic(_ view: UnsafePointer<CChar>?, _ filter: CG
         guard let sort else { throw YDBError(.invalidArgument, "sort callback is NULL") }
         let slot = GroupSourceSlot(GroupSourceCallbacks(filter: filter, sort: sort, ctx: ctx, destroy: destroy))
         created = true
-        let mappings = Mappings(filter: { slot.accepts($0) }, sortedBy: { slot.less($0, $1) }, view: viewName)
+        let mappings = Mappings(filterReading: { slot.accepts($0, $1) }, sortedBy: { slot.less($0, $1, $2) },
+                                view: viewName)
         return registry.register(MappingsBox(mappings, groupSource: slot))
     }
     // Once the callbacks object exists, it owns the destructor.

@@ -12,16 +12,14 @@ public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, Unsafe
                                          UnsafeRawPointer?, UInt, UnsafeRawPointer?, UInt) -> Int32
 
 /// A transaction handle is the engine's transaction itself: every rule
-/// (re-entry from callbacks, ending, a second writer) is the engine's.
+/// (re-entry from callbacks, ending, a second writer, a callback's
+/// read-only handle) is the engine's.
 func usableTxn(_ handle: OpaquePointer?) throws -> ReadTransaction {
     try lookup(handle, ReadTransaction.self, "transaction")
 }
 
 private func writer(_ transaction: ReadTransaction) throws -> ReadWriteTransaction {
-    guard let writer = transaction as? ReadWriteTransaction else {
-        throw YDBError(.misuse, "cannot write in a read transaction")
-    }
-    return writer
+    try transaction.writer()
 }
 
 private func begin(_ connectionHandle: OpaquePointer?, _ outTxn: UnsafeMutablePointer<OpaquePointer?>?,

@@ -7,14 +7,16 @@ import Musl
 #endif
 import YDBView
 
-public typealias CGroupingCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?,
+// Every view callback takes (ctx, txn, ...): txn is a read-only handle of
+// the running transaction, registered for the call (`withCallbackTxn`).
+public typealias CGroupingCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeRawPointer?,
                                                      OpaquePointer?) -> Int32
-public typealias CSortingCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+public typealias CSortingCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?,
                                                     UnsafeRawPointer?, UnsafeRawPointer?,
                                                     UnsafeMutablePointer<Int32>?) -> Int32
-public typealias CSortKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
+public typealias CSortKeyCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?,
                                                     UnsafeRawPointer?, OpaquePointer?) -> Int32
-public typealias CFindCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?,
+public typealias CFindCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeRawPointer?,
                                                  UnsafeMutablePointer<Int32>?) -> Int32
 public typealias CViewKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
                                                     UnsafePointer<CChar>?, UInt) -> Int32
@@ -126,13 +128,26 @@ func order(_ value: Int32) -> ViewOrder {
     value < 0 ? .ascending : value == 0 ? .same : .descending
 }
 
-private func callGrouping(_ view: String, _ slot: ViewSlot, _ row: ViewRow) throws -> String? {
+/// Lends C the engine's read-only handle `transaction` (a callback's) as a
+/// `ydb_txn *` for the duration of `body`: unregistered after, so a handle
+/// kept past the call is YDB_MISUSE (and the engine's handle has expired).
+func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?) throws -> T) rethrows -> T {
+    guard let transaction else { return try body(nil) }
+    let handle = registry.register(transaction)
+    defer { registry.unregister(handle) }
+    return try body(handle)
+}
+
+private func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
+                          _ row: ViewRow) throws -> String? {
     let callbacks = try slot.current(view)
     guard let grouping = callbacks.grouping else { return nil }
     let result = GroupResultBox()
     let handle = registry.register(result)
     defer { registry.unregister(handle) }
-    let status = withCViewRow(row) { cRow in grouping(callbacks.ctx, cRow, handle) }
+    let status = withCallbackTxn(transaction) { txn in
+        withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) }
+    }
     if let failure = result.failure {
         throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
     }
@@ -142,15 +157,17 @@ private func callGrouping(_ view: String, _ slot: ViewSlot, _ row: ViewRow) thro
     return result.group
 }
 
-private func callSorting(_ view: String, _ slot: ViewSlot, _ group: String,
+private func callSorting(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
                          _ lhs: ViewRow, _ rhs: ViewRow) throws -> ViewOrder {
     let callbacks = try slot.current(view)
     guard let sorting = callbacks.sorting else { return .same }
     var result: Int32 = 0
-    let status = group.withCString { groupName in
-        withCViewRow(lhs) { first in
-            withCViewRow(rhs) { second in
-                sorting(callbacks.ctx, groupName, first, second, &result)
+    let status = withCallbackTxn(transaction) { txn in
+        group.withCString { groupName in
+            withCViewRow(lhs) { first in
+                withCViewRow(rhs) { second in
+                    sorting(callbacks.ctx, txn, groupName, first, second, &result)
+                }
             }
         }
     }
@@ -160,12 +177,15 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ group: String,
     return order(result)
 }
 
-private func callSortKey(_ view: String, _ slot: ViewSlot, _ group: String, _ row: ViewRow) throws -> SortKey {
+private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
+                         _ row: ViewRow) throws -> SortKey {
     let callbacks = try slot.current(view)
     guard let sortKey = callbacks.sortKey else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key callback") }
-    let (key, failure, status) = SortKeyCall.run { handle in
-        group.withCString { groupName in
-            withCViewRow(row) { cRow in sortKey(callbacks.ctx, groupName, cRow, handle) }
+    let (key, failure, status) = withCallbackTxn(transaction) { txn in
+        SortKeyCall.run { handle in
+            group.withCString { groupName in
+                withCViewRow(row) { cRow in sortKey(callbacks.ctx, txn, groupName, cRow, handle) }
+            }
         }
     }
     if let failure {
@@ -203,17 +223,17 @@ private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlo
     default: break
     }
     let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
-                                options: try invokeOptions(definition.groupingInvoke, "grouping_invoke")) { row in
-        try callGrouping(name, slot, row)
+                                options: try invokeOptions(definition.groupingInvoke, "grouping_invoke")) { txn, row in
+        try callGrouping(name, slot, txn, row)
     }
     let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
     let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
     let sorting = definition.sortKey != nil
-        ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { group, row in
-            try callSortKey(name, slot, group, row)
+        ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
+            try callSortKey(name, slot, txn, group, row)
         })
-        : ViewSorting(flavour: sortingFlavour, options: sortingOptions) { group, lhs, rhs in
-            try callSorting(name, slot, group, lhs, rhs)
+        : ViewSorting(flavour: sortingFlavour, options: sortingOptions) { txn, group, lhs, rhs in
+            try callSorting(name, slot, txn, group, lhs, rhs)
         }
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
     var allowed: [String]?
@@ -324,9 +344,7 @@ public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafeP
     let callbacks = slot(for: definition, ctx, destroy)
     var handedOver = false
     let status = run {
-        guard let writer = try usableTxn(txnHandle) as? ReadWriteTransaction else {
-            throw YDBError(.misuse, "cannot write in a read transaction")
-        }
+        let writer = try usableTxn(txnHandle).writer()
         let viewName = try string(name, "view name")
         guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
         let view = try makeView(definition, name: viewName, slot: callbacks)
@@ -637,9 +655,11 @@ public func ydb_view_find(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>
     answer(Out(outStart, "out_start"), Out(outEnd, "out_end")) {
         let groupName = try string(group, "group")
         guard let callback else { throw YDBError(.invalidArgument, "find callback is NULL") }
-        let find = ViewFind(flavour: try flavour(findFlavour, "flavour")) { row in
+        let find = ViewFind(flavour: try flavour(findFlavour, "flavour")) { txn, row in
             var result: Int32 = 0
-            let status = withCViewRow(row) { cRow in callback(ctx, cRow, &result) }
+            let status = withCallbackTxn(txn) { txnHandle in
+                withCViewRow(row) { cRow in callback(ctx, txnHandle, cRow, &result) }
+            }
             if status != 0 { throw YDBError(.callbackFailed, "find callback failed (returned \(status))") }
             return order(result)
         }

@@ -18,12 +18,19 @@ extension Mappings {
     ///   not chain, or the mappings' cached counts disagree with `logs.first.before`;
     ///   reason `.wrongView` for logs of another view. The mappings are then
     ///   left unchanged.
-    public func changes(for logs: [ViewCommitLog]) throws -> Changeset {
+    ///
+    /// Dynamic groups' filter and sort that take the transaction get a
+    /// read-only handle of `transaction`, which must read `logs.last.snapshot`
+    /// (the reader's, once moved forward); without one they throw `.misuse`.
+    public func changes(for logs: [ViewCommitLog], in transaction: ReadTransaction? = nil) throws -> Changeset {
         guard let first = logs.first, let last = logs.last else { return Changeset() }
         let oldLayout = try validatedLayout(for: logs)
         let histories = CommitHistories(logs: logs, before: first.before)
 
-        let newGroups = groups(in: last.after)
+        if let transaction, transaction.snapshot != last.snapshot {
+            throw YDBError(.mismatch, "the transaction reads snapshot \(transaction.snapshot), not \(last.snapshot), where the changes end")
+        }
+        let newGroups = try groups(in: last.after, reading: transaction)
         var newCounts: NameMap<Int> = [:]
         for group in newGroups { newCounts[group] = last.after.count(inGroup: group) }
         let newStates = followFlexibleRanges(through: logs, from: oldLayout, after: last.after)
@@ -59,7 +66,7 @@ extension Mappings {
         }
         func concerns(_ group: String) -> Bool {
             if let fixedGroups { return fixedGroups.contains(group) }
-            if case .dynamic(let filter, _) = groupSource { return filter(group) }
+            if case .dynamic(let source) = groupSource { return source.mayShow(group) }
             return false
         }
         for log in logs {
@@ -102,7 +109,7 @@ extension Mappings {
             throw mismatch
         }
         let before = logs[0].before
-        guard groups(in: before) == layout.allGroups else { throw mismatch }
+        guard try groupsMatch(in: before, cached: layout.allGroups) else { throw mismatch }
         for group in layout.allGroups where before.count(inGroup: group) != layout.counts[group] {
             throw mismatch
         }

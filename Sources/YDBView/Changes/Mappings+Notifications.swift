@@ -11,8 +11,11 @@ extension Mappings {
     /// the snapshot of the last one. The mappings must be at the snapshot just
     /// before the first notification; otherwise this throws
     /// `YDBError` `.mismatch` (reason `.mismatchedMappingsAndNotifications`) and changes nothing.
-    public func changes(for notifications: [CommitNotification]) throws -> Changeset {
-        try changes(for: commitLogs(for: notifications))
+    /// `transaction` (reading the last notification's snapshot) is what
+    /// dynamic groups' filter and sort read, when they take one.
+    public func changes(for notifications: [CommitNotification],
+                        in transaction: ReadTransaction? = nil) throws -> Changeset {
+        try changes(for: commitLogs(for: notifications), in: transaction)
     }
 
     /// Whether `notifications` touch any group of these mappings. Cheap; it

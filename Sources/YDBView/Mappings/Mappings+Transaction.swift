@@ -9,9 +9,13 @@
 extension Mappings {
     /// Caches the view's groups and counts as of `transaction` and moves the
     /// mappings to its snapshot. A view not registered at that snapshot
-    /// reads as empty.
+    /// reads as empty. Dynamic groups' filter and sort that take the
+    /// transaction get a read-only handle of this one; when they throw, the
+    /// mappings are left as they were.
     public func update(with transaction: ReadTransaction) throws {
-        update(with: try transaction.viewContents(named: viewName), snapshot: transaction.snapshot)
+        let contents = try transaction.viewContents(named: viewName)
+        let groups = try groups(in: contents, reading: transaction)
+        update(with: contents, snapshot: transaction.snapshot, groups: groups)
     }
 }
 
@@ -27,7 +31,7 @@ extension ReadTransaction {
     /// The contents of view `name` as of this transaction (empty when the
     /// view is not registered at this snapshot).
     public func viewContents(named name: String) throws -> any ViewContents {
-        try access { () -> any ViewContents in
+        try access(.readViews) { () -> any ViewContents in
             if let state = viewInstance(named: name)?.state { return state }
             return EmptyViewContents()
         }

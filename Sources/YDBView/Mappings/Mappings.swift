@@ -28,7 +28,22 @@ public final class Mappings {
     /// How the mappings find their groups.
     enum GroupSource {
         case fixed([String])
-        case dynamic(filter: (String) -> Bool, areInIncreasingOrder: (String, String) -> Bool)
+        case dynamic(DynamicGroups)
+    }
+
+    /// Dynamic groups' filter and order, given the transaction the groups
+    /// are found with: nil where there is none (`update(with:snapshot:)`,
+    /// `hasChanges`, `changes(for:)` without `in:`).
+    struct DynamicGroups {
+        let filter: (ReadTransaction?, String) throws -> Bool
+        let areInIncreasingOrder: (ReadTransaction?, String, String) throws -> Bool
+        /// They read the transaction: their answers hold for its snapshot
+        /// only, so an older snapshot's groups are not computed again.
+        let readsTransaction: Bool
+
+        /// Whether `group` may show, without a transaction: a filter that
+        /// needs one (or fails) says it may.
+        func mayShow(_ group: String) -> Bool { (try? filter(nil, group)) ?? true }
     }
 
     /// The registered name of the view these mappings read.
@@ -70,7 +85,60 @@ public final class Mappings {
                 sortedBy areInIncreasingOrder: @escaping (String, String) -> Bool,
                 view viewName: String) {
         self.viewName = viewName
-        self.groupSource = .dynamic(filter: filter, areInIncreasingOrder: areInIncreasingOrder)
+        self.groupSource = .dynamic(DynamicGroups(filter: { _, group in filter(group) },
+                                                  areInIncreasingOrder: { _, a, b in areInIncreasingOrder(a, b) },
+                                                  readsTransaction: false))
+    }
+
+    /// Dynamic groups whose filter and order also read the transaction the
+    /// mappings are updated with (YapDatabase's group filter and sort
+    /// blocks): a group shown only while the row it names exists, say.
+    ///
+    /// ```swift
+    /// let mappings = Mappings(filter: { transaction, group in try transaction.exists(key: group, inCollection: "authors") },
+    ///                         sortedBy: { _, a, b in a < b }, view: "byAuthor")
+    /// ```
+    ///
+    /// Each gets a read-only handle of that transaction, valid only during
+    /// the call. They run where a transaction is given: `update(with:)` and
+    /// `changes(for:in:)` (`changes(for:)` without one throws `.misuse`).
+    /// Without one, `hasChanges` treats every group as shown and
+    /// `update(with:snapshot:)` shows every group in byte order. A row they
+    /// read is not a dependency: the groups are found again at each update
+    /// or changeset, not when that row changes.
+    public init(filter: @escaping (ReadTransaction, String) throws -> Bool,
+                sortedBy areInIncreasingOrder: @escaping (ReadTransaction, String, String) throws -> Bool,
+                view viewName: String) {
+        func needed() -> YDBError {
+            YDBError(.misuse, "these mappings' group filter and sort read the transaction: give one (update(with:), changes(for:in:))")
+        }
+        self.viewName = viewName
+        self.groupSource = .dynamic(DynamicGroups(
+            filter: { running, group in
+                guard let running else { throw needed() }
+                return try CallbackTransaction.lend(running) { try filter($0, group) }
+            },
+            areInIncreasingOrder: { running, a, b in
+                guard let running else { throw needed() }
+                return try CallbackTransaction.lend(running) { try areInIncreasingOrder($0, a, b) }
+            },
+            readsTransaction: true))
+    }
+
+    /// Dynamic groups for a binding's callbacks, which take the transaction
+    /// when there is one (a read-only handle of it) and nil otherwise.
+    package init(filterReading filter: @escaping (ReadTransaction?, String) throws -> Bool,
+                 sortedBy areInIncreasingOrder: @escaping (ReadTransaction?, String, String) throws -> Bool,
+                 view viewName: String) {
+        func lend<T>(_ running: ReadTransaction?, _ body: (ReadTransaction?) throws -> T) rethrows -> T {
+            guard let running else { return try body(nil) }
+            return try CallbackTransaction.lend(running) { try body($0) }
+        }
+        self.viewName = viewName
+        self.groupSource = .dynamic(DynamicGroups(
+            filter: { running, group in try lend(running) { try filter($0, group) } },
+            areInIncreasingOrder: { running, a, b in try lend(running) { try areInIncreasingOrder($0, a, b) } },
+            readsTransaction: true))
     }
 
     /// True when the group list is recomputed from the view at every update.
@@ -98,8 +166,17 @@ public final class Mappings {
     /// cut to the rows the group has from that offset (as YapDatabase's
     /// `updateWithTransaction:` does; max/min length are applied by changesets);
     /// a flexible range on a group it has never been placed on starts at its options.
+    ///
+    /// Dynamic groups whose filter and sort read the transaction need
+    /// `update(with: transaction)`: here they get none (see
+    /// `init(filter:sortedBy:view:)`).
     public func update(with contents: any ViewContents, snapshot: UInt64) {
-        let groups = groups(in: contents)
+        let groups = (try? groups(in: contents, reading: nil)) ?? contents.groupNames
+        update(with: contents, snapshot: snapshot, groups: groups)
+    }
+
+    /// `update(with:snapshot:)` with the groups already found in `contents`.
+    func update(with contents: any ViewContents, snapshot: UInt64, groups: [String]) {
         var counts: NameMap<Int> = [:]
         for group in groups { counts[group] = contents.count(inGroup: group) }
         for (group, options) in ranges where options.isFlexible {
@@ -115,14 +192,25 @@ public final class Mappings {
         lastContents = contents
     }
 
-    /// The mappings' groups as found in `contents`.
-    func groups(in contents: any ViewContents) -> [String] {
+    /// The mappings' groups as found in `contents`, which `transaction` (if
+    /// any) reads: dynamic groups' callbacks get it.
+    func groups(in contents: any ViewContents, reading transaction: ReadTransaction?) throws -> [String] {
         switch groupSource {
         case .fixed(let groups):
             return groups
-        case .dynamic(let filter, let areInIncreasingOrder):
-            return contents.groupNames.filter(filter).sorted(by: areInIncreasingOrder)
+        case .dynamic(let source):
+            return try contents.groupNames.filter { try source.filter(transaction, $0) }
+                .sorted { try source.areInIncreasingOrder(transaction, $0, $1) }
         }
+    }
+
+    /// Whether the groups found in `before` are `cached` (a check that
+    /// changes were not asked for from the wrong snapshot). Groups found by
+    /// reading a transaction cannot be found again at an older snapshot:
+    /// they are taken as cached.
+    func groupsMatch(in before: any ViewContents, cached: [String]) throws -> Bool {
+        if case .dynamic(let source) = groupSource, source.readsTransaction { return true }
+        return try groups(in: before, reading: nil) == cached
     }
 
     func groupIsDynamic(_ group: String) -> Bool {

@@ -276,23 +276,29 @@ public final class Connection: @unchecked Sendable {
         return try body()
     }
 
-    /// The innermost user code this connection runs on the calling thread.
-    private var userCodeOnThisThread: UserCode? {
+    /// Why the user code this connection runs on the calling thread refuses
+    /// `action`, innermost first: nested user code is held to every rule
+    /// around it (an enumeration run from a view callback may not write).
+    private func refusalOnThisThread(_ action: ReentryRule.Action) -> YDBError? {
         let thread = pthread_self()
-        return lock.withLock { userCode.last { pthread_equal($0.thread, thread) != 0 }?.kind }
+        return lock.withLock {
+            guard !userCode.isEmpty else { return nil }
+            for frame in userCode.reversed() where pthread_equal(frame.thread, thread) != 0 {
+                if let refusal = ReentryRule.refusal(of: action, inside: frame.kind) { return refusal }
+            }
+            return nil
+        }
     }
 
     /// Throws `.misuse` when `action` breaks the re-entrancy rule here.
     func checkReentry(_ action: ReentryRule.Action) throws {
-        guard let running = userCodeOnThisThread else { return }
-        if let refusal = ReentryRule.refusal(of: action, inside: running) { throw refusal }
+        if let refusal = refusalOnThisThread(action) { throw refusal }
     }
 
     /// When the calling thread runs user code of this connection and the
     /// rule refuses ending there, queues `end` for later and returns true.
     func deferInsideUserCode(_ end: @escaping () -> Void) -> Bool {
-        guard let running = userCodeOnThisThread,
-              ReentryRule.refusal(of: .end("end"), inside: running) != nil else { return false }
+        guard refusalOnThisThread(.end("end")) != nil else { return false }
         lock.withLock { deferredEnds.append(end) }
         return true
     }

@@ -51,12 +51,21 @@ public class ReadTransaction: @unchecked Sendable {
         if let write = self as? ReadWriteTransaction { write.rollback() } else { end() }
     }
 
+    /// This transaction as a writer, or `.misuse` saying why it cannot
+    /// write (for callers that hold any transaction: the C layer).
+    package func writer() throws -> ReadWriteTransaction {
+        guard let writer = self as? ReadWriteTransaction else {
+            throw YDBError(.misuse, "cannot write in a read transaction")
+        }
+        return writer
+    }
+
     /// Runs `body` holding the connection's lock, after checking the
-    /// transaction is still usable.
-    func access<T>(_ body: () throws -> T) throws -> T {
+    /// transaction is still usable and the re-entrancy rule allows `action`.
+    func access<T>(_ action: ReentryRule.Action = .readRows, _ body: () throws -> T) throws -> T {
         try connection.lock.withLock {
             if ended { throw endReason ?? YDBError(.misuse, "transaction used after it ended") }
-            try connection.checkReentry(.read)
+            try connection.checkReentry(action)
             return try body()
         }
     }

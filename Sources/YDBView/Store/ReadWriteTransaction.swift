@@ -164,9 +164,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// The row table's writes (all its SQL is in `RowTable.swift`).
     private var table: RowTable { RowTable(handle: handle) }
 
-    /// What view maintenance sees of this write: the rows, read only, and
-    /// the handle of its own tables — never the transaction itself.
-    var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle) }
+    /// What view maintenance sees of this write: the rows, read only, the
+    /// handle of its own tables, and this transaction only to lend callbacks
+    /// a read-only handle of it.
+    var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle, transaction: self) }
 
     private func record(_ kind: RowChangeKind, _ rowKey: RowKey) {
         changed = true

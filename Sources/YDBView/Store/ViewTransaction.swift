@@ -3,7 +3,7 @@ extension ReadTransaction {
     /// read-write transaction: including its own changes so far); nil when no
     /// such view is registered at this snapshot.
     public func view(_ name: String) throws -> ViewTransaction? {
-        try access { viewInstance(named: name) == nil ? nil : ViewTransaction(transaction: self, name: name) }
+        try access(.readViews) { viewInstance(named: name) == nil ? nil : ViewTransaction(transaction: self, name: name) }
     }
 }
 
@@ -21,7 +21,7 @@ public struct ViewTransaction {
     public let name: String
 
     private func withState<T>(_ body: (ViewState) throws -> T) throws -> T {
-        try transaction.access {
+        try transaction.access(.readViews) {
             guard let instance = transaction.viewInstance(named: name) else {
                 throw YDBError(.notFound, "view '\(name)' is no longer registered")
             }
@@ -34,7 +34,7 @@ public struct ViewTransaction {
 
     public var versionTag: String {
         get throws {
-            try transaction.access { transaction.viewInstance(named: name)?.definition.versionTag ?? "" }
+            try transaction.access(.readViews) { transaction.viewInstance(named: name)?.definition.versionTag ?? "" }
         }
     }
 
@@ -141,7 +141,8 @@ public struct ViewTransaction {
 
     /// The range of indexes of `group` for which `find` answers `.same`,
     /// found by binary search (O(log n) calls), or nil when there is none.
-    /// `find` must agree with the view's sort order (see ViewFind).
+    /// `find` must agree with the view's sort order (see ViewFind). A find
+    /// that takes the transaction gets a read-only handle of this one.
     public func find(inGroup group: String, using find: ViewFind) throws -> Range<Int>? {
         let tree: GroupTree? = try withState { $0.group(group) }
         guard let tree else { return nil }
@@ -149,7 +150,7 @@ public struct ViewTransaction {
             let rowid = tree.element(at: index)!.value
             let row = try transaction.access { try transaction.loadRow(rowid, find.flavour) }
             return try transaction.connection.runningUserCode(.enumeration) {
-                try ViewWriter.callback(name, "find") { try find.body(row) }
+                try ViewWriter.callback(name, "find") { try find.run(transaction, row) }
             }
         }
         // First index not before the range, then first index after it.

@@ -74,17 +74,47 @@ public enum ViewOrder: Int32, Sendable {
 /// let grouping = ViewGrouping(flavour: .object) { row in row.object!.first == 1 ? "books" : nil }
 /// ```
 ///
+/// A body may also take the transaction running it (YapDatabase's blocks
+/// do), to read other rows: a book grouped by its author's country.
+///
+/// ```swift
+/// let byCountry = ViewGrouping(flavour: .object) { transaction, row in
+///     try transaction.object(forKey: authorKey(row), inCollection: "authors").map(country)
+/// }
+/// ```
+///
+/// That transaction is a read-only handle, valid only during the call: it
+/// reads the rows (including the running transaction's own writes so far),
+/// not the views, which are half-updated; it cannot write. Reading a row
+/// does not make the view depend on it: changing the author alone does not
+/// regroup the books (touch them to regroup them; docs/behaviour.md).
+///
 /// The body is `@Sendable`: it runs on whichever thread commits a write.
 public struct ViewGrouping: Sendable {
+    public typealias Body = @Sendable (ViewRow) throws -> String?
+    public typealias TransactionBody = @Sendable (ReadTransaction, ViewRow) throws -> String?
+
     public let flavour: ViewFlavour
     public let options: InvokeOptions
-    public let body: @Sendable (ViewRow) throws -> String?
+    /// True when the body takes the transaction.
+    public let readsTransaction: Bool
+    /// The body, given the running transaction (a row-only body ignores it;
+    /// another gets a read-only handle of it, made for the call).
+    let run: @Sendable (ReadTransaction, ViewRow) throws -> String?
 
-    public init(flavour: ViewFlavour, options: InvokeOptions? = nil,
-                _ body: @escaping @Sendable (ViewRow) throws -> String?) {
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Body) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
-        self.body = body
+        readsTransaction = false
+        run = { _, row in try body(row) }
+    }
+
+    /// A grouping whose body also reads the transaction running it.
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionBody) {
+        self.flavour = flavour
+        self.options = options ?? flavour.defaultInvokeOptions
+        readsTransaction = true
+        run = { running, row in try CallbackTransaction.lend(running) { try body($0, row) } }
     }
 }
 
@@ -105,31 +135,59 @@ public struct ViewGrouping: Sendable {
 /// let byKeyToo = ViewSorting(flavour: .key, key: { group, row in var k = SortKey(); k.append(row.key); return k })
 /// ```
 ///
+/// Either form's body may also take the transaction running it, first, to
+/// read other rows (`{ transaction, group, a, b in ... }`, `key: {
+/// transaction, group, row in ... }`): a read-only handle valid only during
+/// the call, as for `ViewGrouping`. A row it reads is not a dependency:
+/// changing it alone moves nothing (touch the rows that read it).
+///
 /// The bodies are `@Sendable`: they run on whichever thread commits a write.
 public struct ViewSorting: Sendable {
     public typealias Comparator = @Sendable (String, ViewRow, ViewRow) throws -> ViewOrder
     public typealias KeyFunction = @Sendable (String, ViewRow) throws -> SortKey
+    public typealias TransactionComparator = @Sendable (ReadTransaction, String, ViewRow, ViewRow) throws -> ViewOrder
+    public typealias TransactionKeyFunction = @Sendable (ReadTransaction, String, ViewRow) throws -> SortKey
 
+    /// The body, given the running transaction (see `ViewGrouping.run`).
     enum Form {
-        case comparator(Comparator)
-        case key(KeyFunction)
+        case comparator(@Sendable (ReadTransaction, String, ViewRow, ViewRow) throws -> ViewOrder)
+        case key(@Sendable (ReadTransaction, String, ViewRow) throws -> SortKey)
     }
 
     public let flavour: ViewFlavour
     public let options: InvokeOptions
+    /// True when the body takes the transaction.
+    public let readsTransaction: Bool
     let form: Form
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
-        self.flavour = flavour
-        self.options = options ?? flavour.defaultInvokeOptions
-        form = .comparator(body)
+        self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
     }
 
     /// The sort-key form: `key` returns the row's key in `group`.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping KeyFunction) {
+        self.init(flavour, options, reads: false, .key { _, group, row in try key(group, row) })
+    }
+
+    /// A comparator that also reads the transaction running it.
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator) {
+        self.init(flavour, options, reads: true, .comparator { running, group, a, b in
+            try CallbackTransaction.lend(running) { try body($0, group, a, b) }
+        })
+    }
+
+    /// The sort-key form, reading the transaction running it.
+    public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction) {
+        self.init(flavour, options, reads: true, .key { running, group, row in
+            try CallbackTransaction.lend(running) { try key($0, group, row) }
+        })
+    }
+
+    private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
-        form = .key(key)
+        readsTransaction = reads
+        self.form = form
     }
 
     /// Whether this is the sort-key form.
@@ -141,13 +199,28 @@ public struct ViewSorting: Sendable {
 
 /// Locates a range of a sorted group: for a row, is it before the range
 /// wanted (`.ascending`), inside it (`.same`) or after it (`.descending`)?
+///
+/// The body may also take the transaction the find runs in, first (`{
+/// transaction, row in ... }`): a read-only handle of it, valid only during
+/// the call, that reads rows and views.
 public struct ViewFind {
     public let flavour: ViewFlavour
-    public let body: (ViewRow) throws -> ViewOrder
+    /// True when the body takes the transaction.
+    public let readsTransaction: Bool
+    /// The body, given the transaction the find runs in (see `ViewGrouping.run`).
+    let run: (ReadTransaction, ViewRow) throws -> ViewOrder
 
     public init(flavour: ViewFlavour, _ body: @escaping (ViewRow) throws -> ViewOrder) {
         self.flavour = flavour
-        self.body = body
+        readsTransaction = false
+        run = { _, row in try body(row) }
+    }
+
+    /// A find whose body also reads the transaction it runs in.
+    public init(flavour: ViewFlavour, _ body: @escaping (ReadTransaction, ViewRow) throws -> ViewOrder) {
+        self.flavour = flavour
+        readsTransaction = true
+        run = { running, row in try CallbackTransaction.lend(running) { try body($0, row) } }
     }
 }
 

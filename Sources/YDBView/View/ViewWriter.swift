@@ -35,7 +35,7 @@ final class ViewWriter {
 
     func rowInserted(_ rowid: Int64, _ row: ViewRow, _ context: ViewWriteContext) throws {
         guard definition.allows(row.collection) else { return }
-        guard let group = try runGrouping(row) else { return }
+        guard let group = try runGrouping(row, context) else { return }
         try insert(rowid, row, into: group, context)
     }
 
@@ -46,7 +46,7 @@ final class ViewWriter {
         rowCache.forget(rowid)
         let rowKey = RowKey(collection: row.collection, key: row.key)
         let current = state.places.value(for: rowid)
-        let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row) : current?.group
+        let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row, context) : current?.group
         guard let newGroup else {
             if current != nil { try remove(rowid, rowKey, context) }
             return
@@ -65,7 +65,7 @@ final class ViewWriter {
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
-        let subject = try self.subject(row, in: newGroup)
+        let subject = try self.subject(row, in: newGroup, context)
         if try fitsInPlace(subject, newGroup, oldIndex, context) {
             if let key = subject.sortKey, current.sortKey != key {
                 state.setSortKey(key, for: rowid)
@@ -172,9 +172,9 @@ final class ViewWriter {
             var scan = 0
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
-                guard let group = try runGrouping(row) else { return }
+                guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
-                let key = try Self.callback(viewName, "sorting") { try keyFunction(group, narrowed) }
+                let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
                 grouped[Name(group), default: []].append((key, scan, rowid))
                 scan += 1
             }
@@ -190,7 +190,7 @@ final class ViewWriter {
             var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
-                if let group = try runGrouping(row) {
+                if let group = try runGrouping(row, context) {
                     grouped[Name(group), default: []].append((rowid, row.narrowed(to: sortingFlavour)))
                 }
             }
@@ -199,7 +199,9 @@ final class ViewWriter {
                 let group = name.value
                 // Sort positions, not rows: the merge then moves integers.
                 let order = try StableSort.sort(Array(rows.indices)) { a, b in
-                    try Self.callback(viewName, "sorting") { try compare(group, rows[a].row, rows[b].row) } == .ascending
+                    try Self.callback(viewName, "sorting") {
+                        try compare(context.transaction, group, rows[a].row, rows[b].row)
+                    } == .ascending
                 }
                 return (name, order.map { (rows[$0].rowid, nil) })
             }
@@ -287,7 +289,7 @@ final class ViewWriter {
 
     private func insert(_ rowid: Int64, _ row: ViewRow, into group: String,
                         _ context: ViewWriteContext) throws {
-        let subject = try self.subject(row, in: group)
+        let subject = try self.subject(row, in: group, context)
         let index = try position(of: subject, in: group, context)
         try place(rowid, RowKey(collection: row.collection, key: row.key), subject.sortKey, in: group, at: index,
                   context)
@@ -392,11 +394,12 @@ final class ViewWriter {
         }
     }
 
-    private func subject(_ row: ViewRow, in group: String) throws -> Subject {
+    private func subject(_ row: ViewRow, in group: String, _ context: ViewWriteContext) throws -> Subject {
         let narrowed = row.narrowed(to: definition.sorting.flavour)
         switch definition.sorting.form {
         case .comparator: return .row(narrowed)
-        case .key(let key): return .key(try Self.callback(instance.name, "sorting") { try key(group, narrowed) })
+        case .key(let key):
+            return .key(try Self.callback(instance.name, "sorting") { try key(context.transaction, group, narrowed) })
         }
     }
 
@@ -457,13 +460,15 @@ final class ViewWriter {
                 other = try context.rows.loadRow(otherRowid, definition.sorting.flavour)
                 rowCache.store(other, for: otherRowid)
             }
-            return try Self.callback(instance.name, "sorting") { try compare(group, row, other) }
+            return try Self.callback(instance.name, "sorting") { try compare(context.transaction, group, row, other) }
         }
     }
 
-    private func runGrouping(_ row: ViewRow) throws -> String? {
+    private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
         let grouping = definition.grouping
-        let group = try Self.callback(instance.name, "grouping") { try grouping.body(row.narrowed(to: grouping.flavour)) }
+        let group = try Self.callback(instance.name, "grouping") {
+            try grouping.run(context.transaction, row.narrowed(to: grouping.flavour))
+        }
         if let group { try validateName(group, "group name") }
         return group
     }

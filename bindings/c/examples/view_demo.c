@@ -7,21 +7,21 @@
 #include <ydbview.h>
 
 /* Group books by genre (their metadata), sort by title (their object). */
-static int by_genre(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int by_genre(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
     char genre[64];
     size_t n = row->metadata_size < 63 ? row->metadata_size : 63;
-    (void)ctx;
+    (void)ctx; (void)txn;
     if (row->metadata == NULL) return 0;                 /* no genre: left out */
     memcpy(genre, row->metadata, n);
     genre[n] = '\0';
     return ydb_group_result_set(result, genre);          /* copied */
 }
 
-static int by_title(void *ctx, const char *group, const ydb_view_row *a,
+static int by_title(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                     const ydb_view_row *b, int *out_order) {
     size_t n = a->object_size < b->object_size ? a->object_size : b->object_size;
     int order = memcmp(a->object, b->object, n);
-    (void)ctx; (void)group;
+    (void)ctx; (void)txn; (void)group;
     *out_order = order ? order : (a->object_size > b->object_size) - (a->object_size < b->object_size);
     return 0;                                            /* nonzero: failure */
 }

@@ -83,18 +83,18 @@ static void record(int rc) {
     }
 }
 
-static int group_first_byte(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int group_first_byte(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
     char group[2] = { 'g', 0 };
-    (void)ctx;
+    (void)ctx; (void)txn;
     if (row->object_size > 0 && ((const char *)row->object)[0] == 'x') return 0;
     if (row->object_size > 0 && ((const char *)row->object)[0] == 'f') return 5;  /* a failing callback */
     if (row->object_size > 0) group[0] = ((const char *)row->object)[0];
     return ydb_group_result_set(result, group);
 }
 
-static int sort_objects(void *ctx, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
+static int sort_objects(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
     size_t n = a->object_size < b->object_size ? a->object_size : b->object_size;
-    (void)ctx; (void)group;
+    (void)ctx; (void)txn; (void)group;
     *out = n ? memcmp(a->object, b->object, n) : 0;
     if (*out == 0) *out = (a->object_size > b->object_size) - (a->object_size < b->object_size);
     return 0;

@@ -25,18 +25,18 @@ static void note_error(const char *what, int rc) {
 }
 
 /* Every row is in the view: group = the object's first byte, order = object, then key. */
-static int first_byte(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int first_byte(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
     char group[2] = { 'x', 0 };
-    (void)ctx;
+    (void)ctx; (void)txn;
     if (row->object_size > 0) group[0] = ((const char *)row->object)[0];
     return ydb_group_result_set(result, group);
 }
 
-static int object_then_key(void *ctx, const char *group, const ydb_view_row *a,
+static int object_then_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                            const ydb_view_row *b, int *out_order) {
     size_t common = a->object_size < b->object_size ? a->object_size : b->object_size;
     int order = common ? memcmp(a->object, b->object, common) : 0;
-    (void)ctx; (void)group;
+    (void)ctx; (void)txn; (void)group;
     if (order == 0) order = (a->object_size > b->object_size) - (a->object_size < b->object_size);
     if (order == 0) order = strcmp(a->key, b->key);
     *out_order = order;

@@ -276,14 +276,14 @@ static int second_writer_in_view(void *ctx, const char *collection,
     return 1;
 }
 
-static int group_all(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
-    (void)ctx; (void)row;
+static int group_all(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx; (void)txn; (void)row;
     return ydb_group_result_set(result, "all");
 }
 
-static int order_by_key(void *ctx, const char *group, const ydb_view_row *a,
+static int order_by_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                         const ydb_view_row *b, int *out_order) {
-    (void)ctx; (void)group;
+    (void)ctx; (void)txn; (void)group;
     *out_order = strcmp(a->key, b->key);
     return 0;
 }

@@ -70,11 +70,11 @@ static int parse_rank(const void *object, size_t size) {
     return rank;
 }
 
-static int group_of_object(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int group_of_object(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
     const char *text = (const char *)row->object;
     char group[NAME_SIZE];
     size_t n = 0;
-    (void)ctx;
+    (void)ctx; (void)txn;
     if (text == NULL) return 1;
     if (row->object_size == 0 || text[0] == 'x') return 0; /* not in the view */
     while (n < row->object_size && n + 1 < sizeof group && text[n] != ':') {
@@ -85,11 +85,11 @@ static int group_of_object(void *ctx, const ydb_view_row *row, ydb_group_result 
     return ydb_group_result_set(result, group);
 }
 
-static int rank_then_key(void *ctx, const char *group, const ydb_view_row *a, const ydb_view_row *b,
+static int rank_then_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a, const ydb_view_row *b,
                          int *out_order) {
     int left = parse_rank(a->object, a->object_size), right = parse_rank(b->object, b->object_size);
     int order = (left > right) - (left < right);
-    (void)ctx;
+    (void)ctx; (void)txn;
     (void)group;
     if (order == 0) order = strcmp(a->collection, b->collection);
     if (order == 0) order = strcmp(a->key, b->key);
@@ -104,12 +104,14 @@ typedef struct {
     int descending;
 } group_choice;
 
-static int show_group(void *ctx, const char *group) {
+static int show_group(void *ctx, ydb_txn *txn, const char *group) {
+    (void)txn;
     const group_choice *choice = (const group_choice *)ctx;
     return choice->hidden < 0 || strcmp(group, view_groups[choice->hidden]) != 0;
 }
 
-static int sort_groups(void *ctx, const char *group1, const char *group2) {
+static int sort_groups(void *ctx, ydb_txn *txn, const char *group1, const char *group2) {
+    (void)txn;
     const group_choice *choice = (const group_choice *)ctx;
     int order = strcmp(group1, group2);
     return choice->descending ? -order : order;

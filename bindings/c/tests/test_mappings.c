@@ -563,7 +563,8 @@ typedef struct {
 
 static void dynamic_destroy(void *ctx) { ((dynamic_ctx *)ctx)->destroyed++; }
 
-static int not_c(void *ctx, const char *group) {
+static int not_c(void *ctx, ydb_txn *txn, const char *group) {
+    (void)txn;
     dynamic_ctx *d = (dynamic_ctx *)ctx;
     d->filter_calls++;
     if (d->self != NULL) {
@@ -573,8 +574,8 @@ static int not_c(void *ctx, const char *group) {
     return strcmp(group, "c") != 0;
 }
 
-static int descending(void *ctx, const char *a, const char *b) {
-    (void)ctx;
+static int descending(void *ctx, ydb_txn *txn, const char *a, const char *b) {
+    (void)ctx; (void)txn;
     return -strcmp(a, b);
 }
 

@@ -80,32 +80,37 @@ static void test_enumeration(void) {
     ydb_database_close(db);
 }
 
-/* ---- a view callback may not use the connection running it ---- */
+/* ---- a view callback reads rows, never views, and writes nothing ---- */
 
 typedef struct {
     ydb_txn *writing;
     ydb_connection *other;
     int tried;
-    int same_txn, write_elsewhere, read_elsewhere;
+    int same_txn, handle_read, view_read, handle_view_read, same_txn_write, write_elsewhere, read_elsewhere;
 } inside_state;
 
-static int group_and_reenter(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int group_and_reenter(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
     inside_state *s = (inside_state *)ctx;
     (void)row;
     if (s->writing != NULL && !s->tried) {
-        ydb_txn *txn = NULL;
+        ydb_txn *other_txn = NULL;
         int exists = 0;
+        size_t count = 0;
         s->tried = 1;
         s->same_txn = ydb_txn_exists(s->writing, "c", "seen", &exists);
-        s->write_elsewhere = ydb_txn_begin_read_write(s->other, &txn);
-        if (txn != NULL) ydb_txn_rollback(txn);
+        s->handle_read = ydb_txn_exists(txn, "c", "seen", &exists);
+        s->view_read = ydb_view_count_all(s->writing, "v", &count);
+        s->handle_view_read = ydb_view_count_all(txn, "v", &count);
+        s->same_txn_write = ydb_txn_set_object(s->writing, "c", "from callback", "x", 1, NULL, 0);
+        s->write_elsewhere = ydb_txn_begin_read_write(s->other, &other_txn);
+        if (other_txn != NULL) ydb_txn_rollback(other_txn);
         s->read_elsewhere = reads_as(s->other, "c", "seen", "by other") ? YDB_OK : YDB_ERROR;
     }
     return ydb_group_result_set(result, "all");
 }
 
-static int by_key(void *ctx, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
-    (void)ctx; (void)group;
+static int by_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a, const ydb_view_row *b, int *out) {
+    (void)ctx; (void)txn; (void)group;
     *out = strcmp(a->key, b->key);
     return 0;
 }
@@ -128,7 +133,9 @@ static void test_view_callback(void) {
     REQUIRE_OK(ydb_txn_begin_read_write(conn, &s.writing));
     CHECK_OK(ydb_txn_set_object(s.writing, "c", "new", "x", 1, NULL, 0));
     CHECK(s.tried);
-    CHECK(s.same_txn == YDB_MISUSE);
+    CHECK(s.same_txn == YDB_OK && s.handle_read == YDB_OK);           /* rows: yes */
+    CHECK(s.view_read == YDB_MISUSE && s.handle_view_read == YDB_MISUSE); /* views: half-updated */
+    CHECK(s.same_txn_write == YDB_MISUSE);
     CHECK(s.write_elsewhere == YDB_MISUSE);
     CHECK(s.read_elsewhere == YDB_OK);
     CHECK_OK(ydb_txn_commit(s.writing));

@@ -170,10 +170,10 @@ static void test_keys_survive_reopen(void) {
 
 /* Each key built from one value: the callback reads which from the object. */
 static ydb_sort_key *kept_handle;
-static int key_from_object(void *ctx, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
+static int key_from_object(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *row, ydb_sort_key *key) {
     char object[64];
     size_t size = row->object_size < sizeof object - 1 ? row->object_size : sizeof object - 1;
-    (void)ctx; (void)group;
+    (void)ctx; (void)txn; (void)group;
     memcpy(object, row->object, size);   /* objects are not NUL-terminated */
     object[size] = '\0';
     kept_handle = key;
@@ -188,8 +188,8 @@ static int key_from_object(void *ctx, const char *group, const ydb_view_row *row
     }
 }
 
-static int group_all(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
-    (void)ctx;
+static int group_all(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx; (void)txn;
     return ydb_group_result_set(result, ((const char *)row->object)[0] == 'x' ? "x" : "g");
 }
 

@@ -106,15 +106,17 @@ static void test_population_and_mutations(void) {
 
 /* ---- invoke options: a key-flavour view runs on insert only ---- */
 
-static int group_constant(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int group_constant(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     counter->grouping_calls++;
     if (row->object != NULL || row->metadata != NULL) return 1; /* key flavour reads neither */
     return ydb_group_result_set(result, "all");
 }
 
-static int sort_by_key(void *ctx, const char *group, const ydb_view_row *a,
+static int sort_by_key(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                        const ydb_view_row *b, int *out_order) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     (void)group;
     counter->sorting_calls++;
@@ -326,7 +328,8 @@ static int collect_row(void *ctx, const char *collection, const char *key, size_
 }
 
 /* Finds rows whose sort key starts with the digit in ctx. */
-static int find_digit(void *ctx, const ydb_view_row *row, int *out_order) {
+static int find_digit(void *ctx, ydb_txn *txn, const ydb_view_row *row, int *out_order) {
+    (void)txn;
     char want = *(const char *)ctx;
     const char *object = (const char *)row->object;
     char have = object[group_length(object, row->object_size) + 1];
@@ -334,8 +337,8 @@ static int find_digit(void *ctx, const ydb_view_row *row, int *out_order) {
     return 0;
 }
 
-static int find_fails(void *ctx, const ydb_view_row *row, int *out_order) {
-    (void)ctx;
+static int find_fails(void *ctx, ydb_txn *txn, const ydb_view_row *row, int *out_order) {
+    (void)ctx; (void)txn;
     (void)row;
     (void)out_order;
     return 3;
@@ -574,7 +577,8 @@ static void test_failures(void) {
     CHECK_RC(ydb_view_unregister(db, V), YDB_MISUSE);
     ydb_txn_rollback(txn);
 
-    /* Calling back into the running connection from a callback is refused. */
+    /* Writing the running transaction from a callback is refused (reading
+    ** rows is allowed: test_txn_callbacks.c). */
     REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
     counter.reenter_txn = txn;
     counter.reentry_status = -1;
@@ -590,7 +594,8 @@ static void test_failures(void) {
 
 /* ---- changing the definition inside a transaction ---- */
 
-static int group_by_key(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static int group_by_key(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     counter->grouping_calls++;
     return ydb_group_result_set(result, row->key);

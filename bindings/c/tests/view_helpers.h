@@ -16,7 +16,7 @@ typedef struct {
     int destroyed;
     int fail_sorting;      /* nonzero: the sorting callback fails */
     int reentry_status;    /* what a call back into ydb returned, if tried */
-    ydb_txn *reenter_txn;  /* when set, the grouping callback calls into it */
+    ydb_txn *reenter_txn;  /* when set, the grouping callback writes through it */
 } view_counter;
 
 static inline void counter_destroy(void *ctx) { ((view_counter *)ctx)->destroyed++; }
@@ -28,16 +28,15 @@ static inline size_t group_length(const char *object, size_t size) {
     return n;
 }
 
-static inline int group_by_prefix(void *ctx, const ydb_view_row *row, ydb_group_result *result) {
+static inline int group_by_prefix(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     const char *object = (const char *)row->object;
     char group[64];
     size_t n;
     counter->grouping_calls++;
-    if (counter->reenter_txn != NULL) {
-        int exists = 0;
-        counter->reentry_status = ydb_txn_exists(counter->reenter_txn, "c", "k", &exists);
-    }
+    if (counter->reenter_txn != NULL)
+        counter->reentry_status = ydb_txn_touch_object(counter->reenter_txn, "c", "k");
     if (strcmp(row->key, "bad") == 0) return 7;
     if (object == NULL) return 1; /* an object flavour always gets the object */
     if (row->object_size > 0 && object[0] == 'x') return 0; /* excluded */
@@ -48,8 +47,9 @@ static inline int group_by_prefix(void *ctx, const ydb_view_row *row, ydb_group_
     return ydb_group_result_set(result, group);
 }
 
-static inline int sort_by_suffix(void *ctx, const char *group, const ydb_view_row *a,
+static inline int sort_by_suffix(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                           const ydb_view_row *b, int *out_order) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     const char *left = (const char *)a->object, *right = (const char *)b->object;
     size_t left_start = group_length(left, a->object_size) + 1;
@@ -68,8 +68,9 @@ static inline int sort_by_suffix(void *ctx, const char *group, const ydb_view_ro
 
 /* The sort-key form of sort_by_suffix's order: the suffix bytes as they are
 ** (raw: memcmp, a shorter prefix first -- the comparator's tie-break). */
-static inline int key_by_suffix(void *ctx, const char *group, const ydb_view_row *row,
+static inline int key_by_suffix(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *row,
                                 ydb_sort_key *key) {
+    (void)txn;
     view_counter *counter = (view_counter *)ctx;
     const char *object = (const char *)row->object;
     size_t start = group_length(object, row->object_size) + 1;

@@ -66,7 +66,7 @@ from .views import (
     has_view_changes,
     sorting,
 )
-from .store import Connection, Database, ReadTransaction, ReadWriteTransaction
+from .store import CallbackTransaction, Connection, Database, ReadTransaction, ReadWriteTransaction
 
 __version__ = "0.1.0"
 
@@ -101,6 +101,7 @@ __all__ = [
     "BusyError",
     "BytesSerializer",
     "CallbackFailedError",
+    "CallbackTransaction",
     "CantOpenError",
     "ClosedError",
     "CommitNotification",

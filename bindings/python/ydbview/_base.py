@@ -73,6 +73,10 @@ class _Transaction(Protocol):
     def _load_metadata(self, data: Optional[bytes]) -> Any:
         ...
 
+    def _callback_transaction(self, handle: Optional[int]) -> Any:
+        """The read-only transaction a callback gets for C handle ``handle``."""
+        ...
+
 
 def _require_view(transaction: _Transaction, name: str) -> None:
     """Raises NotFoundError (as C does) unless view ``name`` is registered

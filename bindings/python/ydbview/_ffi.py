@@ -67,16 +67,18 @@ class ViewRowStruct(Structure):
     ]
 
 
-GROUPING_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), c_void_p)
-SORTING_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(ViewRowStruct), POINTER(ViewRowStruct),
+# View, find and group callbacks take (ctx, txn, ...): txn is the read-only
+# handle of the running transaction, valid during the call (NULL: None).
+GROUPING_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(ViewRowStruct), c_void_p)
+SORTING_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, POINTER(ViewRowStruct), POINTER(ViewRowStruct),
                        POINTER(c_int))
-SORT_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, POINTER(ViewRowStruct), c_void_p)
-FIND_FN = CFUNCTYPE(c_int, c_void_p, POINTER(ViewRowStruct), POINTER(c_int))
+SORT_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, POINTER(ViewRowStruct), c_void_p)
+FIND_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(ViewRowStruct), POINTER(c_int))
 VIEW_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t)
 VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, c_size_t,
                         c_void_p, c_size_t)
-GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_char_p)
-GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p)
+GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p)
+GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_char_p)
 
 
 class ViewDefinitionStruct(Structure):
@@ -335,6 +337,7 @@ _SIGNATURES = {
     "ydb_mappings_has_changes": (c_int, [c_void_p, c_void_p, _int_out]),
     # changesets
     "ydb_changeset_new": (c_int, [c_void_p, c_void_p, _handle_out]),
+    "ydb_changeset_new_in_txn": (c_int, [c_void_p, c_void_p, c_void_p, _handle_out]),
     "ydb_changeset_free": (None, [c_void_p]),
     "ydb_changeset_is_empty": (c_int, [c_void_p, _int_out]),
     "ydb_changeset_section_change_count": (c_int, [c_void_p, _size_out]),

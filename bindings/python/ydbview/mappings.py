@@ -385,20 +385,35 @@ def _text_or_none(raw: Optional[bytes]) -> Optional[str]:
 # ---------------------------------------------------------------------------
 
 class _GroupSource:
-    """The registry entry of ``Mappings.dynamic``: which groups show, in what order."""
+    """The registry entry of ``Mappings.dynamic``: which groups show, in what
+    order. With ``transaction``, ``filter`` and ``key`` take the read-only
+    transaction first, made by ``lend`` (set by the call that runs them:
+    ``update``, ``changes``); C passes no transaction (NULL) only to
+    ``has_changes``, where every group may show."""
 
-    def __init__(self, filter: Callable[[str], bool], key: Optional[Callable[[str], Any]]) -> None:
+    def __init__(self, filter: Callable[..., bool], key: Optional[Callable[..., Any]],
+                 transaction: bool) -> None:
         self.filter = filter
         self.key = key
+        self.transaction = transaction
+        self.lend: Optional[Callable[[Optional[int]], Any]] = None
 
-    def shows(self, group: bytes) -> int:
-        return 1 if self.filter(decode(group)) else 0
+    def shows(self, txn: Optional[int], group: bytes) -> int:
+        if not self.transaction:
+            return 1 if self.filter(decode(group)) else 0
+        if txn is None or self.lend is None:
+            return 1
+        return 1 if self.filter(self.lend(txn), decode(group)) else 0
 
-    def compare(self, group1: bytes, group2: bytes) -> int:
+    def compare(self, txn: Optional[int], group1: bytes, group2: bytes) -> int:
         if self.key is None:
             a, b = group1, group2  # the names' UTF-8 bytes
-        else:
+        elif not self.transaction:
             a, b = self.key(decode(group1)), self.key(decode(group2))
+        elif txn is None or self.lend is None:
+            a, b = group1, group2
+        else:
+            a, b = self.key(self.lend(txn), decode(group1)), self.key(self.lend(txn), decode(group2))
         return -1 if a < b else (1 if b < a else 0)
 
 
@@ -426,6 +441,8 @@ class Mappings(_Closeable):
     gives each changeset and moves it along. Use it as a context manager or
     call ``close()``."""
 
+    _source: Optional[_GroupSource] = None
+
     def __init__(self, groups: Iterable[str], view: str) -> None:
         if isinstance(groups, str):
             raise TypeError("groups must be an iterable of group names, not one str")
@@ -436,18 +453,26 @@ class Mappings(_Closeable):
         self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
 
     @classmethod
-    def dynamic(cls, filter: Callable[[str], bool], view: str, *,
-                key: Optional[Callable[[str], Any]] = None) -> "Mappings":
+    def dynamic(cls, filter: Callable[..., bool], view: str, *,
+                key: Optional[Callable[..., Any]] = None, transaction: bool = False) -> "Mappings":
         """Mappings whose groups are the view's groups for which ``filter``
         is true, ordered by ``key`` (default: the name's UTF-8 bytes), found
         again at every update. An exception in ``filter`` or ``key`` is
         re-raised by the update or changes call; the mappings are then in an
-        unspecified (but safe) state: update them again."""
+        unspecified (but safe) state: update them again.
+
+        With ``transaction=True`` they read rows: ``filter(txn, group)`` and
+        ``key(txn, group)`` get a read-only ``CallbackTransaction`` of the
+        transaction given to ``update(txn)`` or ``changes(notifications,
+        txn)`` (which then needs one), valid during the call. A row they
+        read is not a dependency: groups are found again at each update or
+        changeset. ``has_changes`` cannot run them: every group may show."""
         if not callable(filter):
             raise TypeError("filter must be callable")
         self = cls.__new__(cls)
         encoded = encode(view, "view name")
-        ctx = _callbacks.register(_GroupSource(filter, key))
+        self._source = source = _GroupSource(filter, key, bool(transaction))
+        ctx = _callbacks.register(source)
         out = c_void_p()
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_mappings_new_dynamic(encoded, _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
@@ -643,22 +668,46 @@ class Mappings(_Closeable):
 
     # -- update and changes --
 
+    def _lending(self, transaction: Optional[_Transaction]) -> None:
+        """Dynamic groups reading the transaction get theirs from ``transaction``."""
+        if self._source is not None:
+            self._source.lend = None if transaction is None else transaction._callback_transaction
+
     def update(self, transaction: _Transaction) -> None:
         """Caches the view as of ``transaction`` and moves to its snapshot.
         Raises ``NotFoundError`` when the mappings' view is not registered at
         that snapshot (the C call would read it as empty)."""
         _require_view(transaction, self.view)
-        _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
+        self._lending(transaction)
+        try:
+            _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))
+        finally:
+            self._lending(None)
 
-    def changes(self, notifications: Iterable[CommitNotification]) -> Changeset:
+    def changes(self, notifications: Iterable[CommitNotification],
+                transaction: Optional[_Transaction] = None) -> Changeset:
         """The changeset for ``notifications`` (as returned by
         ``Connection.begin_long_lived_read_transaction()``), moving the
         mappings to the last one's snapshot. ``MismatchError`` (mappings
         unchanged) when the mappings are not at the snapshot just before the
-        first notification."""
+        first notification. ``transaction`` (reading the last notification's
+        snapshot, as a read on the connection that just moved forward does)
+        is what dynamic groups made with ``transaction=True`` read; they
+        need one (``MisuseError`` without)."""
+        if transaction is None and self._source is not None and self._source.transaction:
+            raise MisuseError("these mappings' filter and key read the transaction: "
+                              "pass one (changes(notifications, txn))", Status.MISUSE)
         with _NotificationList(notifications) as handle:
             out = c_void_p()
-            _check(lib.ydb_changeset_new(self._live_handle, handle, byref(out)))
+            if transaction is None:
+                _check(lib.ydb_changeset_new(self._live_handle, handle, byref(out)))
+            else:
+                self._lending(transaction)
+                try:
+                    _check(lib.ydb_changeset_new_in_txn(self._live_handle, handle, transaction._handle,
+                                                        byref(out)))
+                finally:
+                    self._lending(None)
         try:
             return _read_changeset(out.value)  # type: ignore[arg-type]
         except BaseException:

@@ -31,6 +31,7 @@ __all__ = [
     "Connection",
     "ReadTransaction",
     "ReadWriteTransaction",
+    "CallbackTransaction",
     "CommitNotification",
     "RowChange",
     "Row",
@@ -184,8 +185,10 @@ class Database(_Closeable):
         kept exactly as long as the view: until ``unregister_view``, a new
         registration of ``name``, or ``close()``."""
         encoded = encode(name, "view name")
-        definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
-                                          self.serializer, self.metadata_serializer)
+        serializer, metadata_serializer = self.serializer, self.metadata_serializer
+        definition, ctx = view_definition(
+            grouping, sorting, key, version_tag, persistent, collections, serializer, metadata_serializer,
+            lambda handle: CallbackTransaction(handle, serializer, metadata_serializer))
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_view_register(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
         outcome = c_int()
@@ -356,6 +359,9 @@ class ReadTransaction:
     def _load_metadata(self, data: Optional[bytes]) -> Any:
         return None if data is None else self.connection.metadata_serializer.deserialize(data)
 
+    def _callback_transaction(self, handle: Optional[int]) -> "CallbackTransaction":
+        return CallbackTransaction(handle, self.connection.serializer, self.connection.metadata_serializer)
+
     # -- reading --
 
     def _get(self, function: Any, collection: str, key: str) -> Optional[bytes]:
@@ -508,7 +514,8 @@ class ReadWriteTransaction(ReadTransaction):
         old callbacks."""
         encoded = encode(name, "view name")
         definition, ctx = view_definition(grouping, sorting, key, version_tag, True, None,
-                                          self.connection.serializer, self.connection.metadata_serializer)
+                                          self.connection.serializer, self.connection.metadata_serializer,
+                                          self._callback_transaction)
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_view_set_definition(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
 
@@ -574,3 +581,67 @@ class ReadWriteTransaction(ReadTransaction):
         """Removes every row of every collection."""
         _check(lib.ydb_txn_remove_all_objects_in_all_collections(self._handle))
 
+
+class CallbackTransaction(ReadTransaction):
+    """The transaction a callback receives when it asks for it
+    (``transaction=True``: grouping, sorting, key sorting, find, a dynamic
+    mappings' filter and key): a read-only handle of the transaction
+    running the callback, valid only during that call.
+
+    It reads like a ``ReadTransaction`` -- rows (including what the running
+    transaction wrote so far) and, except inside a view's grouping or
+    sorting (views are half-updated there), views. Writing (``set``,
+    ``remove``, ``touch_*``...), ``commit``, ``rollback`` or ``end`` raise
+    ``MisuseError`` ("the callback's transaction is read-only") and change
+    nothing: a callback that catches it leaves the running transaction
+    usable. Kept and used after its call, it raises ``MisuseError``.
+    ``active`` says whether it is still usable. Nothing is released when it
+    goes: it owns nothing."""
+
+    def __init__(self, handle: Optional[int], serializer: Serializer,
+                 metadata_serializer: Serializer) -> None:  # no super().__init__: it owns no handle
+        self._handle = handle  # type: ignore[assignment]
+        self._serializer = serializer
+        self._metadata_serializer = metadata_serializer
+
+    def _load(self, data: Optional[bytes]) -> Any:
+        return None if data is None else self._serializer.deserialize(data)
+
+    def _load_metadata(self, data: Optional[bytes]) -> Any:
+        return None if data is None else self._metadata_serializer.deserialize(data)
+
+    def _callback_transaction(self, handle: Optional[int]) -> "CallbackTransaction":
+        return CallbackTransaction(handle, self._serializer, self._metadata_serializer)
+
+    def _dump(self, value: Any) -> bytes:
+        return self._serializer.serialize(value)
+
+    def _dump_metadata(self, value: Any) -> Optional[bytes]:
+        return None if value is None else self._metadata_serializer.serialize(value)
+
+    @property
+    def active(self) -> bool:
+        """True during the call it was passed to."""
+        return lib.ydb_txn_snapshot(self._handle, byref(c_uint64())) == Status.OK
+
+    def end(self) -> None:
+        """Raises ``MisuseError``: a callback cannot end the transaction running it."""
+        _check(lib.ydb_txn_end(self._handle))
+
+    def commit(self) -> None:
+        """Raises ``MisuseError``: the callback's transaction is read-only."""
+        _check(lib.ydb_txn_commit(self._handle))
+
+    rollback = end
+
+    # Writes reach C, which refuses them with the read-only error.
+    set = ReadWriteTransaction.set
+    replace_object = ReadWriteTransaction.replace_object
+    replace_metadata = ReadWriteTransaction.replace_metadata
+    touch_object = ReadWriteTransaction.touch_object
+    touch_metadata = ReadWriteTransaction.touch_metadata
+    touch_row = ReadWriteTransaction.touch_row
+    remove = ReadWriteTransaction.remove
+    remove_many = ReadWriteTransaction.remove_many
+    remove_all = ReadWriteTransaction.remove_all
+    remove_all_collections = ReadWriteTransaction.remove_all_collections

@@ -17,6 +17,22 @@ and metadata). Declare what a callback reads with the ``grouping`` /
 ``sorting`` decorators (or ``Grouping(fn, flavour=...)``) so the view skips
 loading what it does not need and re-runs it only when that changes.
 
+A callback that reads other rows asks for the transaction running it with
+``transaction=True``; it is then called with a read-only
+``CallbackTransaction`` first, valid during the call::
+
+    @ydbview.grouping(flavour="object", transaction=True)
+    def by_author_country(txn, row):
+        author = txn.get("authors", row.object["author"])
+        return None if author is None else author["country"]
+
+Its reads see the running transaction's own writes (an author set just
+before the book). Views cannot be read there, and writing or ending
+through it raises ``MisuseError`` ("the callback's transaction is
+read-only"); used after the call, it raises ``MisuseError``. A row it only
+read is not a dependency: changing the author later does not regroup the
+book -- touch the book (``touch_object``) to re-run its callbacks.
+
 An exception raised by a callback aborts the write (and so the transaction)
 or the registration, and is re-raised to the caller with its traceback.
 """
@@ -109,18 +125,21 @@ def _flavour(value: FlavourLike) -> Flavour:
 
 
 class _Callback:
-    """A view callback with its flavour (what it reads) and invoke options
-    (which changes make it run again)."""
+    """A view callback with its flavour (what it reads), invoke options
+    (which changes make it run again) and whether it takes the transaction
+    running it (``transaction=True``: a read-only ``CallbackTransaction``,
+    passed first)."""
 
     _what = "a callback"
 
     def __init__(self, fn: Callable[..., Any], *, flavour: FlavourLike = "row",
-                 invoke: Optional[InvokeOptions] = None) -> None:
+                 invoke: Optional[InvokeOptions] = None, transaction: bool = False) -> None:
         if not callable(fn):
             raise TypeError(f"{self._what} must be callable")
         self.fn = fn
         self.flavour = _flavour(flavour)
         self.invoke = invoke
+        self.transaction = bool(transaction)
 
     def __call__(self, *args: Any) -> Any:
         return self.fn(*args)
@@ -130,16 +149,18 @@ class _Callback:
 
 
 class Grouping(_Callback):
-    """A grouping callback ``fn(row) -> group name or None`` with its
-    flavour and invoke options."""
+    """A grouping callback ``fn(row) -> group name or None`` (with
+    ``transaction=True``: ``fn(txn, row)``) with its flavour and invoke
+    options."""
 
     _what = "a grouping"
 
 
 class Sorting(_Callback):
     """A sorting callback ``fn(group, row1, row2) -> int`` (negative: row1
-    first; 0: equal; positive: row2 first) with its flavour and invoke
-    options. It must be a consistent total order."""
+    first; 0: equal; positive: row2 first; with ``transaction=True``:
+    ``fn(txn, group, row1, row2)``) with its flavour and invoke options. It
+    must be a consistent total order."""
 
     _what = "a sorting"
 
@@ -151,27 +172,29 @@ class KeySorting(_Callback):
     would, ties keeping the order rows arrived in. The view keeps the keys,
     so ``fn`` runs once per inserted or changed row, never per comparison.
     A ``bytes`` return value is used as the key itself (say, one made with
-    ``ydbview.sort_key``)."""
+    ``ydbview.sort_key``). With ``transaction=True`` it is
+    ``fn(txn, group, row)``."""
 
     _what = "a key function"
 
 
-def key_sorting(*, flavour: FlavourLike = "row",
-                invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], KeySorting]:
+def key_sorting(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = None,
+                transaction: bool = False) -> Callable[[Callable[..., Any]], KeySorting]:
     """Decorator: ``@ydbview.key_sorting(flavour="object")``."""
-    return lambda fn: KeySorting(fn, flavour=flavour, invoke=invoke)
+    return lambda fn: KeySorting(fn, flavour=flavour, invoke=invoke, transaction=transaction)
 
 
-def grouping(*, flavour: FlavourLike = "row",
-             invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], Grouping]:
-    """Decorator: ``@ydbview.grouping(flavour="object")``."""
-    return lambda fn: Grouping(fn, flavour=flavour, invoke=invoke)
+def grouping(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = None,
+             transaction: bool = False) -> Callable[[Callable[..., Any]], Grouping]:
+    """Decorator: ``@ydbview.grouping(flavour="object")``; with
+    ``transaction=True`` the function is ``fn(txn, row)``."""
+    return lambda fn: Grouping(fn, flavour=flavour, invoke=invoke, transaction=transaction)
 
 
-def sorting(*, flavour: FlavourLike = "row",
-            invoke: Optional[InvokeOptions] = None) -> Callable[[Callable[..., Any]], Sorting]:
+def sorting(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = None,
+            transaction: bool = False) -> Callable[[Callable[..., Any]], Sorting]:
     """Decorator: ``@ydbview.sorting(flavour="key")``."""
-    return lambda fn: Sorting(fn, flavour=flavour, invoke=invoke)
+    return lambda fn: Sorting(fn, flavour=flavour, invoke=invoke, transaction=transaction)
 
 
 # ---------------------------------------------------------------------------
@@ -194,33 +217,46 @@ def _order(value: Any) -> int:
 
 
 class _ViewCallbacks:
-    """The registry entry of one view: its grouping and sorting, and how its
-    rows' objects and metadata are deserialized."""
+    """The registry entry of one view: its grouping and sorting, how its
+    rows' objects and metadata are deserialized, and how a callback that
+    asked for the transaction gets it (``lend``: the C handle in, a
+    read-only transaction out -- made only for those callbacks)."""
 
     def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: Serializer,
-                 metadata_serializer: Serializer) -> None:
+                 metadata_serializer: Serializer, lend: Callable[[Optional[int]], Any]) -> None:
         self.grouping = grouping
         self.sorting = sorting
         # Bound once: a sorting runs for every comparison.
         self.load = serializer.deserialize
         self.load_metadata = metadata_serializer.deserialize
+        self.lend = lend
 
     def _row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
         return _view_row(raw, self.load, self.load_metadata)
 
-    def group(self, row: Any, result: Optional[int]) -> int:
-        group = self.grouping.fn(self._row(row.contents))
+    def group(self, txn: Optional[int], row: Any, result: Optional[int]) -> int:
+        if self.grouping.transaction:
+            group = self.grouping.fn(self.lend(txn), self._row(row.contents))
+        else:
+            group = self.grouping.fn(self._row(row.contents))
         if group is not None:
             _check(lib.ydb_group_result_set(result, encode(group, "group")))
         return 0
 
-    def order(self, group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
-        out_order[0] = _order(self.sorting.fn(decode(group), self._row(row1.contents),
-                                              self._row(row2.contents)))
+    def order(self, txn: Optional[int], group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
+        if self.sorting.transaction:
+            value = self.sorting.fn(self.lend(txn), decode(group), self._row(row1.contents),
+                                    self._row(row2.contents))
+        else:
+            value = self.sorting.fn(decode(group), self._row(row1.contents), self._row(row2.contents))
+        out_order[0] = _order(value)
         return 0
 
-    def sort_key(self, group: bytes, row: Any, key: Optional[int]) -> int:
-        value = self.sorting.fn(decode(group), self._row(row.contents))
+    def sort_key(self, txn: Optional[int], group: bytes, row: Any, key: Optional[int]) -> int:
+        if self.sorting.transaction:
+            value = self.sorting.fn(self.lend(txn), decode(group), self._row(row.contents))
+        else:
+            value = self.sorting.fn(decode(group), self._row(row.contents))
         encoded = value if isinstance(value, bytes) else sort_key(value)
         _check(lib.ydb_sort_key_append_raw(key, encoded, len(encoded)))
         return 0
@@ -246,12 +282,15 @@ def _as_sorting(sorting: Any, key: Any) -> Union[Sorting, KeySorting]:
 
 def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persistent: bool,
                     collections: Optional[Iterable[str]], serializer: Serializer,
-                    metadata_serializer: Serializer) -> Tuple[_ffi.ViewDefinitionStruct, int]:
+                    metadata_serializer: Serializer,
+                    lend: Callable[[Optional[int]], Any]) -> Tuple[_ffi.ViewDefinitionStruct, int]:
     """The C definition of a view and the ctx of its callbacks, for
     ``ydb_view_register`` or ``ydb_view_set_definition`` to take with
     ``_callbacks.RELEASE``; pass it to C at once (until then nothing would
     release the ctx). The definition holds what it points to (ctypes keeps
-    the trampolines and the collection names alive with it)."""
+    the trampolines and the collection names alive with it). ``lend`` makes
+    the read-only transaction of a callback's C handle (the store's
+    ``CallbackTransaction``, which this module cannot import)."""
     group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting, key)
     definition = _ffi.ViewDefinitionStruct()
     definition.grouping_flavour = int(group_fn.flavour)
@@ -271,7 +310,7 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
         names = [encode(name, "collection") for name in collections]
         definition.allowed_collections = (c_char_p * max(len(names), 1))(*names)
         definition.allowed_collection_count = len(names)
-    ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer))
+    ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer, lend))
     return definition, ctx
 
 
@@ -574,15 +613,21 @@ class ViewTransaction:
 
     # -- find --
 
-    def find(self, group: str, fn: Callable[[ViewRow], int], *, flavour: FlavourLike = "row") -> Optional[range]:
+    def find(self, group: str, fn: Callable[..., int], *, flavour: FlavourLike = "row",
+             transaction: bool = False) -> Optional[range]:
         """The range of indexes of ``group`` for which ``fn(row)`` returns 0
         (negative: the row is before the range wanted; positive: after),
         found by binary search; None when there is none. ``fn`` must agree
-        with the group's order."""
+        with the group's order. With ``transaction=True`` it is ``fn(txn,
+        row)``: ``txn`` is a read-only ``CallbackTransaction`` of this
+        transaction, valid during the call (rows and views read; writing
+        raises ``MisuseError``)."""
         txn = self.transaction
+        lend = txn._callback_transaction
 
-        def classify(row: Any, out_order: Any) -> int:
-            out_order[0] = _order(fn(_view_row(row.contents, txn._load, txn._load_metadata)))
+        def classify(handle: Optional[int], row: Any, out_order: Any) -> int:
+            viewed = _view_row(row.contents, txn._load, txn._load_metadata)
+            out_order[0] = _order(fn(lend(handle), viewed) if transaction else fn(viewed))
             return 0
 
         encoded = encode(group, "group")
