@@ -1360,10 +1360,11 @@ typedef struct ydb_range_options {
 ** ydb_mappings_set_range_fixed shows only `length` rows of `group`, starting
 ** `offset` rows away from `pin` (YDB_PIN_*), clipped to the group; the
 ** window never moves. ydb_mappings_set_range_flexible starts the same way,
-** then follows its rows as they are inserted and deleted, keeping at most
-** max_length (0: no limit) and, when the group has them, at least
-** min_length rows; `grow` (YDB_GROW_*) says which edges accept rows
-** inserted exactly at them. A length < 1, a negative offset or min_length,
+** then follows its rows as they are inserted and deleted; each changeset
+** ends by keeping at most max_length (0: no limit) and, when the group has
+** them, at least min_length rows (as in YapDatabase, not before the first
+** changeset); `grow` (YDB_GROW_*) says which edges accept rows inserted
+** exactly at them (docs/behaviour.md, "Flexible range", has every rule). A length < 1, a negative offset or min_length,
 ** a negative max_length, min_length > max_length (when limited), or an
 ** unknown pin/grow value gives YDB_INVALID_ARGUMENT and changes nothing.
 ** On a reversed group the options are read in display order.
