@@ -67,7 +67,7 @@
 **   - a VIEW callback (grouping, sorting, sort_key), a find and a dynamic
 **     mappings' group filter and sort receive `ydb_txn *txn`: a READ-ONLY
 **     handle of the transaction running them, valid only during that call
-**     (kept and used later: YDB_MISUSE). It reads rows with the ydb_txn_get_*
+**     and on its thread (kept and used later, or elsewhere: YDB_MISUSE). It reads rows with the ydb_txn_get_*
 **     / exists / count / enumerate functions, and sees that transaction's
 **     own writes so far (also during a registration or
 **     ydb_view_set_definition). Writing through it (set, replace, touch,

@@ -87,6 +87,10 @@ final class LastError {
     var sortKeyCall: SortKeyCall?
     /// Numbers this thread's sort_key calls (their handles).
     var sortKeyCalls: UInt = 0
+    /// The transaction handle lent to the view callback running on this
+    /// thread (see `withCallbackTxn`), and the count that numbers them.
+    var callbackTxn: (token: UInt, transaction: ReadTransaction)?
+    var callbackTxnCalls: UInt = 0
 
     deinit { free(message) }
 

@@ -15,7 +15,15 @@ public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, Unsafe
 /// (re-entry from callbacks, ending, a second writer, a callback's
 /// read-only handle) is the engine's.
 func usableTxn(_ handle: OpaquePointer?) throws -> ReadTransaction {
-    try lookup(handle, ReadTransaction.self, "transaction")
+    if let handle, UInt(bitPattern: handle) & 0xF000_0000_0000_0000 == callbackTxnTag {
+        // A handle a view callback received: only its own call may use it.
+        guard let call = currentLastError(create: false)?.callbackTxn,
+              call.token == UInt(bitPattern: handle) else {
+            throw YDBError(.misuse, "the transaction handle a callback received is valid only during that call, on its thread")
+        }
+        return call.transaction
+    }
+    return try lookup(handle, ReadTransaction.self, "transaction")
 }
 
 private func writer(_ transaction: ReadTransaction) throws -> ReadWriteTransaction {

@@ -129,14 +129,24 @@ func order(_ value: Int32) -> ViewOrder {
 }
 
 /// Lends C the engine's read-only handle `transaction` (a callback's) as a
-/// `ydb_txn *` for the duration of `body`: unregistered after, so a handle
-/// kept past the call is YDB_MISUSE (and the engine's handle has expired).
+/// `ydb_txn *` for the duration of `body`. The handle is a per-call token
+/// checked against the call running on this thread (`usableTxn`), like a sort
+/// key's: no registry entry per call — sorting calls run O(n log n) times — and
+/// a handle kept past its call, or used on another thread, is YDB_MISUSE.
 func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?) throws -> T) rethrows -> T {
     guard let transaction else { return try body(nil) }
-    let handle = registry.register(transaction)
-    defer { registry.unregister(handle) }
-    return try body(handle)
+    let thread = currentLastError(create: true)!
+    thread.callbackTxnCalls &+= 1
+    let token = callbackTxnTag | (thread.callbackTxnCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0)
+    let outer = thread.callbackTxn
+    thread.callbackTxn = (token, transaction)
+    defer { thread.callbackTxn = outer }
+    return try body(OpaquePointer(bitPattern: token))
 }
+
+/// The high bits of every callback transaction token: never a registry
+/// token, a sort-key token (0x5…) or a small integer.
+let callbackTxnTag: UInt = 0x6000_0000_0000_0000
 
 private func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
                           _ row: ViewRow) throws -> String? {

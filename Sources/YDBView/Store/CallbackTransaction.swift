@@ -17,11 +17,14 @@
 /// Reading another row does not make a view depend on it: a later change
 /// to that row re-runs no callback (docs/behaviour.md, "Views").
 ///
-/// `@unchecked Sendable`: `expired` is read and written under the
+/// `@unchecked Sendable`: `calls` is read and written under the
 /// connection's lock, like every transaction's state.
 final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
-    private let running: ReadTransaction
-    private var expired = false
+    /// Weak: the running transaction keeps its handle (`lentHandle`), not
+    /// the other way round.
+    private weak var running: ReadTransaction?
+    /// Calls running with this handle now (nested calls share it); 0 = expired.
+    private var calls = 0
 
     private init(running: ReadTransaction) {
         self.running = running
@@ -29,25 +32,33 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
     }
 
     /// Runs `body` with a handle over `running`, valid until `body` returns.
+    /// One handle per running transaction, lent again for each call: sorting
+    /// callbacks run O(n log n) times during a population.
     static func lend<T>(_ running: ReadTransaction, _ body: (ReadTransaction) throws -> T) rethrows -> T {
-        let handle = CallbackTransaction(running: running)
-        defer { handle.connection.lock.withLock { handle.expired = true } }
+        let handle = running.connection.lock.withLock { () -> CallbackTransaction in
+            let handle = running.lentHandle ?? CallbackTransaction(running: running)
+            running.lentHandle = handle
+            handle.state = running.state    // a read-write transaction's views move on
+            handle.calls += 1
+            return handle
+        }
+        defer { running.connection.lock.withLock { handle.calls -= 1 } }
         return try body(handle)
     }
 
     private func checkLive() throws {
-        try connection.lock.withLock { if expired { throw ReentryRule.expiredHandle } }
+        try connection.lock.withLock { if calls == 0 { throw ReentryRule.expiredHandle } }
     }
 
     override func access<T>(_ action: ReentryRule.Action = .readRows, _ body: () throws -> T) throws -> T {
         try connection.lock.withLock {
-            if expired { throw ReentryRule.expiredHandle }
+            guard calls > 0, let running else { throw ReentryRule.expiredHandle }
             return try running.access(action, body)
         }
     }
 
     /// The running transaction's views (a read-write one's working copies).
-    override func viewInstance(named name: String) -> ViewInstance? { running.viewInstance(named: name) }
+    override func viewInstance(named name: String) -> ViewInstance? { running?.viewInstance(named: name) }
 
     /// Does nothing: the handle cannot end the transaction running the callback.
     override func end() {}

@@ -15,6 +15,9 @@ public class ReadTransaction: @unchecked Sendable {
     /// Why the transaction ended, when it was not its owner's doing (its
     /// connection or database was closed): what later uses report.
     var endReason: YDBError?
+    /// The read-only handle this transaction lends its callbacks, made at the
+    /// first call (`CallbackTransaction.lend`).
+    var lentHandle: CallbackTransaction?
 
     init(connection: Connection, state: PublishedState) {
         self.connection = connection
