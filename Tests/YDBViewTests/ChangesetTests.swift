@@ -4,16 +4,6 @@ import XCTest
 /// Hand-written changeset tests: the reference's worked examples and the
 /// per-row merging rules, as "given this setup and these writes, this comes out".
 final class ChangesetTests: XCTestCase {
-    /// A view with rows `rowids` in `group`, each sorted by `rowid * 10`.
-    private func makeView(_ groups: [String: ClosedRange<Int64>]) -> FakeView {
-        let view = FakeView()
-        for (group, rowids) in groups.sorted(by: { $0.key < $1.key }) {
-            for rowid in rowids { view.set(rowid, group: group, value: Int(rowid) * 10) }
-        }
-        view.commit()
-        return view
-    }
-
     private func summary(_ changeset: Changeset) -> [String] {
         changeset.sectionChanges.map { "\($0.type) section \($0.index) \($0.group)" }
             + changeset.rowChanges.map {
@@ -22,7 +12,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testTop20FixedRangeInsertAt5() throws {
-        let view = makeView(["books": 1...30])
+        let view = FakeView.committed(["books": 1...30])
         let mappings = Mappings(groups: ["books"], view: "view")
         mappings.setRangeOptions(try .fixed(length: 20, offset: 0, from: .beginning), forGroup: "books")
         mappings.update(with: view.contents, snapshot: view.snapshot)
@@ -36,7 +26,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testMessagesFlexibleRangePinnedToEndWithMaxAndMin() throws {
-        let view = makeView(["chat": 1...30])
+        let view = FakeView.committed(["chat": 1...30])
         let mappings = Mappings(groups: ["chat"], view: "view")
         mappings.setRangeOptions(try .flexible(length: 5, offset: 0, from: .end, maxLength: 8, minLength: 3),
                                  forGroup: "chat")
@@ -64,7 +54,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testMessagesDependencyDeleteHiReloadsTheRowBelow() throws {
-        let view = makeView(["m": 1...3])                  // "You there?", "Hi", "You done coding yet??"
+        let view = FakeView.committed(["m": 1...3])                  // "You there?", "Hi", "You done coding yet??"
         let mappings = Mappings(groups: ["m"], view: "view")
         mappings.setCellDrawingDependency(offset: -1, forGroup: "m")
         mappings.update(with: view.contents, snapshot: view.snapshot)
@@ -76,7 +66,7 @@ final class ChangesetTests: XCTestCase {
 
     func testReverseWithRangeEquivalentConfigurationsGiveIdenticalChangesets() throws {
         var rng = SeededGenerator(seed: 42)
-        let view = makeView(["books": 1...40])
+        let view = FakeView.committed(["books": 1...40])
         let first = Mappings(groups: ["books"], view: "view")
         first.setRangeOptions(try .fixed(length: 20, offset: 0, from: .end), forGroup: "books")
         first.setCellDrawingDependency(offset: 1, forGroup: "books")
@@ -101,7 +91,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testConsolidationSwitchingReportsEveryRow() throws {
-        let view = makeView(["a": 1...1, "b": 2...2])
+        let view = FakeView.committed(["a": 1...1, "b": 2...2])
         let mappings = Mappings(groups: ["a", "b"], view: "view")
         mappings.setAutoConsolidateGroups(threshold: 4, name: "all")
         mappings.update(with: view.contents, snapshot: view.snapshot)
@@ -126,7 +116,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testSeveralCommitsMergePerRow() throws {
-        let view = makeView(["g": 1...5])
+        let view = FakeView.committed(["g": 1...5])
         let mappings = Mappings(groups: ["g"], view: "view")
         mappings.update(with: view.contents, snapshot: view.snapshot)
         view.set(10, group: "g", value: 25)      // insert…
@@ -147,7 +137,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testDynamicSectionAppearsAndVanishes() throws {
-        let view = makeView(["a": 1...2])
+        let view = FakeView.committed(["a": 1...2])
         let mappings = Mappings(groups: ["a", "b"], view: "view")
         mappings.setIsDynamicSection(true, forGroup: "b")
         mappings.update(with: view.contents, snapshot: view.snapshot)
@@ -167,7 +157,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testResetDeletesEveryRowAndReinsertedRowsMove() throws {
-        let view = makeView(["a": 1...3])
+        let view = FakeView.committed(["a": 1...3])
         let mappings = Mappings(groups: ["a"], view: "view")
         mappings.update(with: view.contents, snapshot: view.snapshot)
         view.reset()
@@ -178,7 +168,7 @@ final class ChangesetTests: XCTestCase {
     }
 
     func testChangesOutsideTheMappingsGroupsAreDropped() throws {
-        let view = makeView(["a": 1...2, "other": 3...4])
+        let view = FakeView.committed(["a": 1...2, "other": 3...4])
         let mappings = Mappings(groups: ["a"], view: "view")
         mappings.update(with: view.contents, snapshot: view.snapshot)
         view.touch(3, .object)

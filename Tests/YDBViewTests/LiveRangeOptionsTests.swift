@@ -4,16 +4,6 @@ import XCTest
 /// Range options read back with their current length and offset, copied with a new
 /// length or offset, changed (max, min, grow) and set again (part of issue 11).
 final class LiveRangeOptionsTests: XCTestCase {
-    /// A view whose groups hold rows `rowids`, each sorted by `rowid * 10`.
-    private func makeView(_ groups: [String: ClosedRange<Int64>]) -> FakeView {
-        let view = FakeView()
-        for (group, rowids) in groups.sorted(by: { $0.key < $1.key }) {
-            for rowid in rowids { view.set(rowid, group: group, value: Int(rowid) * 10) }
-        }
-        view.commit()
-        return view
-    }
-
     private func mappings(_ view: FakeView, groups: [String], ranges: [String: RangeOptions]) -> Mappings {
         let mappings = Mappings(groups: groups, view: "view")
         for (group, options) in ranges { mappings.setRangeOptions(options, forGroup: group) }
@@ -24,7 +14,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     // MARK: Current length and offset
 
     func testFlexibleRangeGrownByInsertsReportsItsCurrentLength() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = Mappings(groups: ["g"], view: "view")
         mappings.setRangeOptions(try .flexible(length: 3, offset: 0, from: .end), forGroup: "g")
         XCTAssertEqual(mappings.rangeOptions(forGroup: "g")?.length, 3)      // before the first update: as set
@@ -41,7 +31,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testFlexibleRangeShiftedByRowsBeforeItReportsItsCurrentOffset() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 3, offset: 4, from: .beginning)])
         view.set(101, group: "g", value: 5)          // index 0
         view.set(102, group: "g", value: 15)         // index 2: both before the window
@@ -55,7 +45,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testPinnedToTheEndTheOffsetCountsFromTheEndAndAFixedOffsetNeverChanges() throws {
-        let view = makeView(["g": 1...10, "f": 21...30])
+        let view = FakeView.committed(["g": 1...10, "f": 21...30])
         let mappings = mappings(view, groups: ["g", "f"], ranges: [
             "g": try .flexible(length: 3, offset: 2, from: .end),
             "f": try .fixed(length: 3, offset: 2, from: .end),
@@ -75,7 +65,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testReversedGroupReportsThePinAndOffsetInDisplayOrder() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = Mappings(groups: ["g"], view: "view")
         mappings.setIsReversed(true, forGroup: "g")
         // Display order: the top of the table is the view's end.
@@ -95,7 +85,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testRangeShrunkByDeletesReportsItsCurrentLengthAndOffset() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 5, offset: 2, from: .beginning)])
         view.remove(4)                               // inside
         view.remove(5)                               // inside
@@ -107,7 +97,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testFixedRangeReadsBackItsClippedLengthAndKeepsItsLengthAsSet() throws {
-        let view = makeView(["g": 1...4])
+        let view = FakeView.committed(["g": 1...4])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .fixed(length: 10, offset: 0, from: .beginning)])
         let options = try XCTUnwrap(mappings.rangeOptions(forGroup: "g"))
         XCTAssertEqual([options.length, options.maxLength, options.offset], [4, 10, 0])
@@ -127,7 +117,7 @@ final class LiveRangeOptionsTests: XCTestCase {
                                                 grow: .bothSides)
         mappings.setRangeOptions(options, forGroup: "g")
         XCTAssertEqual(mappings.rangeOptions(forGroup: "g"), options)
-        mappings.update(with: makeView(["g": 1...10]).contents, snapshot: 1)
+        mappings.update(with: FakeView.committed(["g": 1...10]).contents, snapshot: 1)
         // The length wanted, clipped to the rows there are; the settings as set.
         let placed = try XCTUnwrap(mappings.rangeOptions(forGroup: "g"))
         XCTAssertEqual([placed.offset, placed.length, placed.maxLength, placed.minLength], [3, 7, 30, 2])
@@ -138,7 +128,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     // MARK: Copies and changed settings, set again
 
     func testCopiesWithANewLengthOrOffsetAreSetFromWhereTheRangeStands() throws {
-        let view = makeView(["g": 1...20])
+        let view = FakeView.committed(["g": 1...20])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 3, offset: 0, from: .end)])
         for rowid in Int64(21)...22 { view.set(rowid, group: "g", value: Int(rowid) * 10) }
         _ = try mappings.changes(for: [view.commit()])
@@ -162,7 +152,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testAMaxLengthLoweredAfterCreationTrimsTheNextChangeset() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 3, offset: 0, from: .end)])
         var options = try XCTUnwrap(mappings.rangeOptions(forGroup: "g"))
         options.maxLength = 4
@@ -176,7 +166,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testGrowOptionsChangedAfterCreationLetTheNonPinEdgeGrow() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 3, offset: 2, from: .beginning)])
         view.set(101, group: "g", value: 55)                    // exactly at the far edge: pin side only, so no
         _ = try mappings.changes(for: [view.commit()])
@@ -192,7 +182,7 @@ final class LiveRangeOptionsTests: XCTestCase {
     }
 
     func testAMinLengthRaisedAfterCreationPullsRowsBackInTheNextChangeset() throws {
-        let view = makeView(["g": 1...10])
+        let view = FakeView.committed(["g": 1...10])
         let mappings = mappings(view, groups: ["g"], ranges: ["g": try .flexible(length: 4, offset: 0, from: .beginning)])
         var options = try XCTUnwrap(mappings.rangeOptions(forGroup: "g"))
         options.minLength = 3

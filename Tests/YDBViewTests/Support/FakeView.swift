@@ -47,6 +47,17 @@ final class FakeView {
         self.before = FakeContents(groups: [:])
     }
 
+    /// A view whose groups hold rows `rowids`, each sorted by `rowid * 10`,
+    /// committed once.
+    static func committed(_ groups: [String: ClosedRange<Int64>]) -> FakeView {
+        let view = FakeView()
+        for (group, rowids) in groups.sorted(by: { $0.key < $1.key }) {
+            for rowid in rowids { view.set(rowid, group: group, value: Int(rowid) * 10) }
+        }
+        view.commit()
+        return view
+    }
+
     var contents: FakeContents { FakeContents(groups: groups) }
     var allRowids: [Int64] { Array(sortValues.keys).sorted() }
 
