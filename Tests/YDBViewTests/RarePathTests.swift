@@ -43,3 +43,36 @@ final class RarePathTests: XCTestCase {
         #endif
     }
 }
+
+/// `PendingMarks` (the dependency marks' blocks) against a plain sorted array,
+/// over enough marks that blocks split, empty and shift.
+final class PendingMarksTests: XCTestCase {
+    func testBlocksAgreeWithAPlainArray() {
+        var random = SeededGenerator(seed: 11)
+        var marks = PendingMarks()
+        var model: [Int] = []
+        for step in 0 ..< 20_000 {
+            if step % 1_000 == 0 { XCTAssertEqual(marks.positions, model, "step \(step)") }
+            let position = Int.random(in: 0 ..< 3_000, using: &random)
+            switch Int.random(in: 0 ..< 10, using: &random) {
+            case 0 ..< 5:
+                marks.insert(position)
+                if !model.contains(position) { model.append(position); model.sort() }
+            case 5 ..< 7:
+                let removed = marks.remove(position)
+                XCTAssertEqual(removed, model.contains(position))
+                model.removeAll { $0 == position }
+            case 7 ..< 9:
+                marks.shift(from: position, by: 1)
+                model = model.map { $0 >= position ? $0 + 1 : $0 }
+            default:
+                // A delete at `position`: its mark goes, the later ones move up.
+                _ = marks.remove(position)
+                marks.shift(from: position + 1, by: -1)
+                model = model.filter { $0 != position }.map { $0 > position ? $0 - 1 : $0 }
+            }
+        }
+        XCTAssertGreaterThan(model.count, 600, "enough marks to split blocks")
+        XCTAssertEqual(marks.positions, model)
+    }
+}

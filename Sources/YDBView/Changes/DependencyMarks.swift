@@ -18,8 +18,8 @@
 /// everything else the reset removed (YapDatabase drops the changes logged
 /// before it).
 ///
-/// Cost: O(operations × marks pending in the same group), only for groups with
-/// dependency offsets.
+/// Cost: O(operations × (marks / 256 + 256)) at worst (`PendingMarks`), only for groups
+/// with dependency offsets.
 struct DependencyMarks {
     /// View-order dependency offsets of each group (as the mappings store them).
     let offsets: NameMap<Set<Int>>
@@ -33,7 +33,7 @@ struct DependencyMarks {
         var marked = Set<Int64>()
         guard !offsets.isEmpty else { return marked }
         var counts: NameMap<Int> = [:]
-        var pending: NameMap<[Int]> = [:]   // per group, the current indexes of its open marks, ascending
+        var pending: NameMap<PendingMarks> = [:]   // per group, the current indexes of its open marks
         func count(_ group: String) -> Int {
             counts[group] ?? (originalGroups.contains(group) ? before.count(inGroup: group) : 0)
         }
@@ -48,10 +48,7 @@ struct DependencyMarks {
                     position = index + toward
                 }
                 guard position >= 0, position < countAfter else { continue }
-                var marks = pending[group] ?? []
-                let slot = marks.partitionIndex { $0 >= position }
-                if slot == marks.count || marks[slot] != position { marks.insert(position, at: slot) }
-                pending[group] = marks
+                pending[group, default: PendingMarks()].insert(position)
             }
         }
         for log in logs {
@@ -59,24 +56,15 @@ struct DependencyMarks {
                 switch entry {
                 case .insert(_, let group, let index):
                     guard offsets[group] != nil else { continue }
-                    if var marks = pending[group] {
-                        for i in marks.indices where marks[i] >= index { marks[i] += 1 }
-                        pending[group] = marks
-                    }
+                    pending[group]?.shift(from: index, by: 1)
                     guard finalGroups.contains(group) else { continue }
                     let after = count(group) + 1
                     counts[group] = after
                     mark(group, at: index, countAfter: after, wasDelete: false)
                 case .delete(let rowid, let group, let index):
                     guard offsets[group] != nil else { continue }
-                    if var marks = pending[group] {
-                        marks.removeAll { position in
-                            if position == index { marked.insert(rowid) }
-                            return position == index
-                        }
-                        for i in marks.indices where marks[i] > index { marks[i] -= 1 }
-                        pending[group] = marks
-                    }
+                    if pending[group]?.remove(index) == true { marked.insert(rowid) }
+                    pending[group]?.shift(from: index + 1, by: -1)
                     guard originalGroups.contains(group) else { continue }
                     let after = max(count(group) - 1, 0)
                     counts[group] = after
@@ -94,11 +82,76 @@ struct DependencyMarks {
             }
         }
         for (group, marks) in pending {
-            for position in marks {
+            for position in marks.positions {
                 if let rowid = after.rowid(at: position, inGroup: group) { marked.insert(rowid) }
             }
         }
         return marked
+    }
+}
+
+/// The open marks of one group: distinct positions, kept in order through
+/// the group's inserts and deletes. Shifting every mark at or after a
+/// position is what each operation does, so the marks sit in blocks with a
+/// pending shift each: an operation costs O(blocks + block size), not
+/// O(marks) — a commit inserting 100k rows in random order makes about as
+/// many marks.
+struct PendingMarks {
+    private static let blockSize = 256
+    /// Ascending blocks; the true position of `blocks[b][k]` is that plus `shifts[b]`.
+    private var blocks: [[Int]] = []
+    private var shifts: [Int] = []
+
+    /// The block that holds, or would hold, `position`.
+    private func block(for position: Int) -> Int {
+        for b in blocks.indices where blocks[b].last! + shifts[b] >= position { return b }
+        return blocks.count - 1
+    }
+
+    mutating func insert(_ position: Int) {
+        guard !blocks.isEmpty else { blocks = [[position]]; shifts = [0]; return }
+        let b = block(for: position)
+        let stored = position - shifts[b]
+        let slot = blocks[b].partitionIndex { $0 >= stored }
+        guard slot == blocks[b].count || blocks[b][slot] != stored else { return }
+        blocks[b].insert(stored, at: slot)
+        if blocks[b].count > 2 * Self.blockSize {
+            let upper = Array(blocks[b][Self.blockSize...])
+            blocks[b].removeSubrange(Self.blockSize...)
+            blocks.insert(upper, at: b + 1)
+            shifts.insert(shifts[b], at: b + 1)
+        }
+    }
+
+    /// Removes the mark at `position`; whether there was one.
+    mutating func remove(_ position: Int) -> Bool {
+        guard !blocks.isEmpty else { return false }
+        let b = block(for: position)
+        let stored = position - shifts[b]
+        let slot = blocks[b].partitionIndex { $0 >= stored }
+        guard slot < blocks[b].count, blocks[b][slot] == stored else { return false }
+        blocks[b].remove(at: slot)
+        if blocks[b].isEmpty { blocks.remove(at: b); shifts.remove(at: b) }
+        return true
+    }
+
+    /// Moves every mark at `position` or after by `delta`.
+    mutating func shift(from position: Int, by delta: Int) {
+        guard !blocks.isEmpty else { return }
+        let b = block(for: position)
+        if blocks[b].first! + shifts[b] >= position {
+            shifts[b] += delta
+        } else {
+            let stored = position - shifts[b]
+            let slot = blocks[b].partitionIndex { $0 >= stored }
+            for k in slot..<blocks[b].count { blocks[b][k] += delta }
+        }
+        for later in (b + 1)..<blocks.count { shifts[later] += delta }
+    }
+
+    /// Every mark's position, ascending.
+    var positions: [Int] {
+        blocks.indices.flatMap { b in blocks[b].map { $0 + shifts[b] } }
     }
 }
 
