@@ -62,6 +62,12 @@ struct RowReader {
 
     /// What a callback of `flavour` reads of row `rowid`.
     func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
+        guard let row = try row(rowid, flavour) else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        return row
+    }
+
+    /// `loadRow`, or nil when there is no row `rowid` (any more).
+    func row(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow? {
         let columns: String
         switch flavour {
         case .key: columns = "collection, key, NULL, NULL"
@@ -72,7 +78,7 @@ struct RowReader {
         let select = try handle.statement("SELECT \(columns) FROM ydb_rows WHERE rowid = ?1")
         defer { select.reset() }
         select.bind(1, rowid)
-        guard try select.step() else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        guard try select.step() else { return nil }
         return ViewRow(collection: select.string(0), key: select.string(1),
                        object: flavour.readsObject ? (select.blob(2) ?? []) : nil,
                        metadata: flavour.readsMetadata ? select.blob(3) : nil)
