@@ -103,17 +103,25 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// itself).
     @discardableResult
     public func wait() throws -> ViewRegistrationOutcome {
-        try refuseOwnThread()
-        finished.wait()
-        finished.signal()
+        _ = try waitUntilFinished(milliseconds: nil)
         return try result!.get()
     }
 
     /// Waits at most `milliseconds` (0: just looks); true when the
-    /// registration finished and its completion handler returned.
+    /// registration finished and its completion handler returned. Throws
+    /// only `.misuse` (from the registration's own callbacks).
     public func wait(timeoutMilliseconds milliseconds: Int) throws -> Bool {
+        try waitUntilFinished(milliseconds: max(0, milliseconds))
+    }
+
+    /// `wait(timeoutMilliseconds:)`; nil waits as long as it takes.
+    package func waitUntilFinished(milliseconds: Int?) throws -> Bool {
         try refuseOwnThread()
-        guard finished.wait(milliseconds: max(0, milliseconds)) else { return false }
+        if let milliseconds {
+            guard finished.wait(milliseconds: min(milliseconds, 1 << 40)) else { return false }
+        } else {
+            finished.wait()
+        }
         finished.signal()
         return true
     }
