@@ -495,6 +495,35 @@ final class AsyncRegistrationTests: XCTestCase {
         XCTAssertEqual(try reopened.registerViewAsync(Self.view(), name: "v").wait(), .built)
     }
 
+    /// A persistent view is stored after its install, a chunk per write
+    /// transaction, and marked fresh once every row is: closed before
+    /// that (here by an observer of the install commit, on the
+    /// registration's own thread), it is left stale and repopulated.
+    func testAViewClosedBeforeItIsStoredIsRepopulated() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-async-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        var database = try Database(path: path)
+        try fill(database, rows: Database.storeChunk + 5000)
+        let closer = database
+        database.addCommitObserver { notification in
+            if notification.viewLog(named: "v") != nil { closer.close() }
+        }
+        XCTAssertEqual(try database.registerViewAsync(Self.view(), name: "v").wait(), .built)
+        XCTAssertTrue(database.isClosed)
+        database = try Database(path: path)
+        XCTAssertEqual(try database.registerView(Self.view(), name: "v"), .rebuiltBecauseStale)
+        database.close()
+        // Stored to the end: loaded as stored.
+        database = try Database(path: path)
+        XCTAssertEqual(try database.registerViewAsync(Self.view(), name: "w").wait(), .built)
+        database.close()
+        database = try Database(path: path)
+        defer { database.close() }
+        XCTAssertEqual(try database.registerViewAsync(Self.view(), name: "w").wait(), .loaded)
+    }
+
     func testTheLaterRequestOfTheSameNameWins() throws {
         let database = try Database(path: nil)
         defer { database.close() }

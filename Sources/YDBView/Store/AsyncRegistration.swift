@@ -55,6 +55,8 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// Why it must stop (cancel, a later registration of the name, close).
     private var stopReason: YDBError?
     private var outcome: Result<ViewRegistrationOutcome, YDBError>?
+    /// Its install committed: it can no longer be cancelled.
+    private var installed = false
     private var completionReturned = false
     private var thread: pthread_t?
     private var continuations: [CheckedContinuation<ViewRegistrationOutcome, Error>] = []
@@ -142,10 +144,12 @@ public final class ViewRegistrationTask: @unchecked Sendable {
 
     // MARK: For the engine
 
-    /// Sets why it must stop, unless it finished or was stopped already.
+    /// Sets why it must stop, unless it was installed, finished or stopped already.
     func stop(because reason: YDBError) {
-        lock.withLock { if outcome == nil && stopReason == nil { stopReason = reason } }
+        lock.withLock { if !installed && outcome == nil && stopReason == nil { stopReason = reason } }
     }
+
+    func markInstalled() { lock.withLock { installed = true } }
 
     /// Throws the stop reason, if any.
     func checkStop() throws {
@@ -236,6 +240,8 @@ final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
     /// The latest registration of each name.
     private var byName: [Name: ViewRegistrationTask] = [:]
     private var recording: [ViewRegistrationTask] = []
+    /// Storage ids of views installed but not stored yet (see `storeRows`).
+    private var storing: Set<Int64> = []
     private var closed = false
 
     /// Adds a registration; a pending one of the same name is cancelled.
@@ -279,6 +285,12 @@ final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
         }
         return tasks
     }
+
+    func beginStoring(_ id: Int64) { lock.withLock { _ = storing.insert(id) } }
+    func endStoring(_ id: Int64) { lock.withLock { _ = storing.remove(id) } }
+    /// Whether the view stored under `id` is installed but not stored yet
+    /// (the debug invariant check compares the others with their storage).
+    func isStoring(_ id: Int64) -> Bool { lock.withLock { storing.contains(id) } }
 
     // MARK: Recording row changes
 
@@ -392,6 +404,8 @@ extension Database {
     /// Catch-ups on read snapshots before the install takes the write lock
     /// whatever is left (commits may keep coming faster than it catches up).
     static let catchUpRounds = 8
+    /// Rows of a persistent view stored per write transaction after its install.
+    static let storeChunk = 20_000
 
     /// The registration's thread.
     private func runRegistration(_ task: ViewRegistrationTask) {
@@ -464,19 +478,41 @@ extension Database {
                 return transaction.snapshot
             }
         }
-        // 4. The install: the last changes, the storage and the view, in one
-        //    write transaction. No commit can come between the last take
-        //    and this one's.
+        // 4. The install: the last changes and the view, in one write
+        //    transaction. No commit can come between the last take and
+        //    this one's.
+        var storage: Int64?
         let transaction = try connection.beginReadWriteTransaction()
         do {
             try task.checkStop()
             let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot, finally: true)
-            try transaction.installPopulation(view, name: name, outcome: outcome, built: built, changes: changes)
+            storage = try transaction.installPopulation(view, name: name, outcome: outcome, built: built,
+                                                        changes: changes)
+            if let storage { registrations.beginStoring(storage) }
             try task.checkStop()
             try transaction.commit()
+            task.markInstalled()
         } catch {
             transaction.rollback()
+            if let storage { registrations.endStoring(storage) }
             throw error
+        }
+        // 5. A persistent view's rows are stored a chunk per short write
+        //    transaction (its commits store the rows they change). Stopped
+        //    by a close, it stays stored as stale: the next registration
+        //    repopulates it.
+        if let storage {
+            defer { registrations.endStoring(storage) }
+            var next: Int64? = .min
+            while let start = next {
+                do {
+                    next = try connection.readWrite {
+                        try $0.storeRows(ofView: name, storageID: storage, from: start, limit: Self.storeChunk)
+                    }
+                } catch {
+                    break
+                }
+            }
         }
         return outcome
     }

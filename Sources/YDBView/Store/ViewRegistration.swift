@@ -156,18 +156,56 @@ extension ReadWriteTransaction {
     }
 
     /// The last step of an asynchronous registration: `built`, which
-    /// populated `view` off to the side, replaces whatever `name` holds,
-    /// catches up with `changes` (the rows changed since it last read them)
-    /// and is stored, all in this transaction.
+    /// populated `view` off to the side, replaces whatever `name` holds and
+    /// catches up with `changes` (the rows changed since it last read
+    /// them), in this transaction. A persistent view is stored afterwards,
+    /// a chunk per transaction (`storeRows`): its storage id is returned,
+    /// and until then it is stored as stale, so that a view left half
+    /// stored (a crash, a close) is repopulated when next registered.
     func installPopulation(_ view: View, name: String, outcome: ViewRegistrationOutcome, built: ViewWriter,
-                           changes: [Int64: RowChangeKind]) throws {
+                           changes: [Int64: RowChangeKind]) throws -> Int64? {
         release(view, when: .rolledBack)
-        try viewWork {
+        return try viewWork {
             let writer = try writerToPopulate(view, name: name)
-            try writer.adopt(built, viewContext)
+            if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
+            try writer.adopt(built, storing: false, viewContext)
             try writer.catchUp(changes, viewContext)
             writer.instance.registration = outcome
             installWriter(writer)
+            return writer.instance.storageID
+        }
+    }
+
+    /// Stores up to `limit` rows of view `name`, from row id `start` on, as
+    /// this transaction sees them (rows changed since the install were
+    /// stored by their commits: this writes the same). Returns the row id
+    /// to go on from; nil once every row is stored (the view is then
+    /// fresh), or when `name` no longer has storage `id` (unregistered or
+    /// replaced meanwhile).
+    func storeRows(ofView name: String, storageID id: Int64, from start: Int64, limit: Int) throws -> Int64? {
+        try viewWork {
+            guard let places = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state.places : nil }) else {
+                return nil
+            }
+            let lower = places.rank(of: start), upper = min(places.count, lower + limit)
+            var next: Int64?
+            var failure: Error?
+            places.forEach(in: lower ..< upper) { rowid, place in
+                do {
+                    try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
+                                        sortKey: place.sortKey, handle)
+                    next = rowid + 1
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+            guard upper == places.count else { return next }
+            try ViewStorage.setFresh(true, id: id, handle)
+            if Tuning.checksInvariants { try writer(named: name)!.checkInvariants(storedIn: handle) }
+            return nil
         }
     }
 

@@ -247,8 +247,10 @@ final class ViewWriter {
     /// new definition off to the side (an asynchronous registration), and
     /// logs and stores them as `repopulate` does: "all rows removed" when
     /// the view held rows, then `built`'s own log (its population, and what
-    /// it caught up since). Call `takeDefinition` first.
-    func adopt(_ built: ViewWriter, _ context: ViewWriteContext) throws {
+    /// it caught up since). Call `takeDefinition` first. Without `storing`,
+    /// the rows are left for the caller to store (`ViewStorage.put`), and
+    /// only what changes from here on is stored.
+    func adopt(_ built: ViewWriter, storing: Bool, _ context: ViewWriteContext) throws {
         if keys.isEmpty {
             keys = built.keys
         } else {
@@ -270,8 +272,11 @@ final class ViewWriter {
         shrunkGroups.formUnion(built.shrunkGroups)
         state = built.state
         instance.hint = .none
+        // The rows `built` compared against: still as they are, but for the
+        // rows changed since, which `catchUp` forgets first.
+        instance.rowCache = built.instance.rowCache
         // In rowid order, as `repopulate` writes them.
-        if let id = instance.storageID {
+        if storing, let id = instance.storageID {
             var failure: Error?
             state.places.forEach { rowid, place in
                 do {
