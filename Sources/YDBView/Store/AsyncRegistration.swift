@@ -453,28 +453,33 @@ extension Database {
                 throw error
             }
         }
-        // 2. The population, on a read snapshot: no lock held, so commits
-        //    go on (and are recorded).
+        // 2. The population, with no lock held: commits go on, recorded
+        //    from before its first snapshot on. It reads the rows a chunk
+        //    per read snapshot, so that no snapshot pins the write-ahead
+        //    log for the whole scan (rows changed after the first one are
+        //    caught up below, whether or not the scan saw them). The
+        //    connection is the registration's own: nothing else uses it.
         let built = ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: nil,
                                                       state: ViewState()))
-        var seen = try connection.read { transaction -> UInt64 in
-            try transaction.access {
-                try task.populationBegins(rows: try transaction.rowCount(allowedIn: view))
-                built.populationTick = { try task.tick($0) }
-                defer { built.populationTick = nil }
-                try connection.runningUserCode(.viewCallback) { try built.repopulate(transaction.populationContext) }
-            }
-            return transaction.snapshot
+        var reading: ReadTransaction? = try connection.beginReadTransaction()
+        defer { reading?.end() }
+        var seen = reading!.snapshot
+        try task.populationBegins(rows: try reading!.rowCount(allowedIn: view))
+        built.populationTick = { try task.tick($0) }
+        built.populationPause = { more in
+            reading?.end()
+            reading = more ? try connection.beginReadTransaction() : nil
         }
+        try built.repopulate(ViewWriteContext(rows: RowReader(handle: connection.handle), storage: connection.handle))
+        built.populationTick = nil
+        built.populationPause = nil
         // 3. Catching up on newer snapshots while many changes wait.
         for _ in 0..<Self.catchUpRounds {
             try task.checkStop()
             guard registrations.changeCount(of: task, after: seen) > Self.catchUpLimit else { break }
             seen = try connection.read { transaction -> UInt64 in
                 let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
-                try transaction.access {
-                    try connection.runningUserCode(.viewCallback) { try built.catchUp(changes, transaction.populationContext) }
-                }
+                try built.catchUp(changes, transaction.populationContext)
                 return transaction.snapshot
             }
         }
@@ -512,6 +517,10 @@ extension Database {
                 } catch {
                     break
                 }
+                // The write lock is not fair: without a pause this thread
+                // takes it again before a waiting writer wakes up.
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
             }
         }
         return outcome

@@ -17,6 +17,14 @@ final class ViewWriter {
     /// so far (one per row grouped, then one per row sorted). It reports
     /// progress, and throws to stop the population (cancellation).
     var populationTick: ((Int) throws -> Void)?
+    /// Set by an asynchronous registration: the population's scan reads
+    /// the rows in chunks, and calls this between them (with `more`) and
+    /// after the last (without), when no statement is open, so that the
+    /// registration's read snapshot moves on instead of pinning the
+    /// write-ahead log for the whole scan.
+    var populationPause: ((_ more: Bool) throws -> Void)?
+    /// Rows per chunk of such a scan.
+    static let populationChunk = 10_000
 
     init(instance: ViewInstance) {
         self.instance = instance
@@ -251,6 +259,13 @@ final class ViewWriter {
     /// the rows are left for the caller to store (`ViewStorage.put`), and
     /// only what changes from here on is stored.
     func adopt(_ built: ViewWriter, storing: Bool, _ context: ViewWriteContext) throws {
+        // Taken, not shared: `built` is left empty, so that the changes
+        // below do not copy what it held.
+        defer {
+            built.keys = [:]
+            built.entries = []
+            built.state = ViewState()
+        }
         if keys.isEmpty {
             keys = built.keys
         } else {
@@ -267,7 +282,7 @@ final class ViewWriter {
             for rowid in unnamed { keys[rowid] = try context.rows.rowKey(forRowid: rowid) }
             try reset(keys: [:], context)
         }
-        entries += built.entries
+        if entries.isEmpty { entries = built.entries } else { entries += built.entries }
         loggedCreated.formUnion(built.loggedCreated)
         shrunkGroups.formUnion(built.shrunkGroups)
         state = built.state
@@ -344,12 +359,13 @@ final class ViewWriter {
     private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
         let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
-        guard let tick = populationTick else {
+        guard let tick = populationTick, let pause = populationPause else {
             try context.rows.scan(flavour, collections: collections, body)
             return
         }
         var scanned = 0
-        try context.rows.scan(flavour, collections: collections) { rowid, row in
+        try context.rows.scan(flavour, collections: collections, chunk: Self.populationChunk, between: pause) {
+            rowid, row in
             try body(rowid, row)
             scanned += 1
             if scanned & 1023 == 0 { try tick(scanned) }
