@@ -340,21 +340,23 @@ extension Database {
     /// Registers `view` under `name` in the background, like
     /// YapDatabase's `asyncRegisterExtension`, and returns at once.
     ///
-    /// A thread of the registration's own populates the view from a read
-    /// snapshot, without holding the write lock: other connections keep
-    /// reading and committing meanwhile, and their commits' changed rows
-    /// are recorded. One short read-write transaction at the end applies
-    /// those changes to the new view (running its callbacks for those rows,
-    /// as a commit would), stores it and installs it. Until that commit
-    /// readers do not see the view (or see its previous definition); its
-    /// notification carries the view's log, as `registerView`'s does.
+    /// A thread of the registration's own populates the view from read
+    /// snapshots (a chunk of rows each), without holding the write lock:
+    /// other connections keep reading and committing meanwhile, and their
+    /// commits' changed rows are recorded. One short read-write transaction
+    /// at the end applies those changes to the new view (running its
+    /// callbacks for those rows, as a commit would) and installs it; a
+    /// persistent view is then stored a chunk per short write transaction.
+    /// Until the install commit readers do not see the view (or see its
+    /// previous definition); its notification carries the view's log, as
+    /// `registerView`'s does.
     ///
     /// What needs no population (a persistent view already registered or
     /// stored with the same tag) is installed at once, on that thread too.
     ///
     /// - `progress` is called on the registration's thread at most every 1%
     ///   and 10 ms, first with 0 done, last with `done == total` once the
-    ///   view is installed.
+    ///   view is installed and stored.
     /// - `completion` is called exactly once on the registration's thread,
     ///   after the install commit (and its observers) or with the error:
     ///   a failing callback (`.callbackFailed`), `.cancelled` (`cancel()`,
@@ -389,6 +391,7 @@ extension Database {
             try registrations.add(task)
             guard startThread({ self.runRegistration(task) }) else {
                 registrations.remove(task)
+                task.leftTheDatabase()   // a close() that saw it must not wait for it
                 throw YDBError(.error, "cannot start a thread for the registration of view '\(name)'")
             }
             return task

@@ -327,10 +327,10 @@ final class ViewWriter {
                 }
                 continue
             }
+            guard definition.allows(row.collection) else { continue }
             let rowKey = RowKey(collection: row.collection, key: row.key)
             let seen = keys[rowid] != nil
             keys[rowid] = rowKey
-            guard definition.allows(row.collection) else { continue }
             guard seen else {
                 unplaced.append((rowid, row, nil))
                 continue
