@@ -29,8 +29,8 @@
 **   where one is required gives YDB_INVALID_ARGUMENT.
 **
 ** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification,
-**   ydb_notification_list, ydb_mappings, ydb_changeset and ydb_group_result
-**   are opaque. Every handle is checked on entry:
+**   ydb_notification_list, ydb_mappings, ydb_changeset, ydb_group_result
+**   and ydb_registration are opaque. Every handle is checked on entry:
 **   NULL gives YDB_MISUSE (and is a harmless no-op for destructors, which
 **   return YDB_OK), and so does a handle that was already closed, freed or
 **   ended, or a pointer the library never handed out. (Handles are tokens
@@ -183,6 +183,9 @@ int ydb_libversion_number(void);
                                    database's max_commits_behind commits
                                    behind: its notifications were dropped;
                                    reload what depends on it */
+#define YDB_CANCELLED       14  /* A background view registration was
+                                   cancelled and installed nothing (see
+                                   ydb_view_register_async) */
 
 /*
 ** Values SQLite cannot store. SQLite stores strings and blobs of up to
@@ -293,8 +296,9 @@ int ydb_database_open(const char *path, ydb_database **out_db);
 ** back). Connection and transaction handles stay valid and must still be
 ** closed/ended, but every further operation through them fails with
 ** YDB_CLOSED ("database is closed"; for a transaction: "the transaction ended
-** because its database was closed"). NULL is a harmless
-** no-op (YDB_OK); a stale handle gives YDB_MISUSE.
+** because its database was closed"). Background view registrations still
+** running are cancelled (YDB_CLOSED; see ydb_view_register_async). NULL is
+** a harmless no-op (YDB_OK); a stale handle gives YDB_MISUSE.
 */
 int ydb_database_close(ydb_database *db);
 
@@ -1041,6 +1045,106 @@ int ydb_view_unregister(ydb_database *db, const char *name);
 */
 int ydb_view_enumerate_registered(ydb_database *db, ydb_name_fn callback,
                                   void *ctx);
+
+/* ---------------------------------------------------------------------------
+** Registering in the background
+**
+** ydb_view_register_async registers a view as ydb_view_register does, but
+** on a thread of the library's own, and returns at once (YapDatabase's
+** asyncRegisterExtension). The population reads the rows from a read
+** snapshot without holding the write lock: other connections keep reading
+** and committing meanwhile, and each commit records which rows it changed.
+** A last, short read-write transaction runs the view's callbacks for those
+** rows (as a commit would), stores the view and installs it; until that
+** commit no transaction sees the view (or, registering a name again, sees
+** its previous definition). That commit's notification carries the view's
+** changes, as ydb_view_register's does. A view that needs no population
+** (a persistent view registered or stored with the same version tag) is
+** installed at once, on that thread too.
+**
+**   progress   may be NULL. Called as progress(callback_ctx, done, total)
+**              at most every 1% and every 10 ms: first with done = 0, last
+**              with done = total once the view is installed. Steps, not
+**              rows: each row read counts once when it is grouped and once
+**              when it is sorted (total = 2 x rows; 0 when nothing is
+**              populated). Return 0 to go on; nonzero cancels.
+**   done       may be NULL. Called exactly once, last, as
+**              done(callback_ctx, status, outcome, message): status YDB_OK
+**              and outcome a YDB_VIEW_* value; or the failure -- the status
+**              (YDB_CALLBACK_FAILED, YDB_CANCELLED, YDB_CLOSED, ...), outcome
+**              0 and its message (borrowed, valid during the call; NULL on
+**              success). A failed or cancelled registration installed
+**              nothing and its destroy(ctx) has run before done is called.
+**
+** Both run on the registration's thread, never on the caller's, and never
+** inside a lock of the library: they may call any function, but waiting
+** for their own registration (ydb_registration_wait) gives YDB_MISUSE.
+** The view's callbacks run on that thread too. ctx and destroy are as for
+** ydb_view_register (destroy exactly once: when the view stops using its
+** callbacks if it was installed, else before done is called, or before this
+** returns when it fails). callback_ctx is yours: free it in done.
+**
+** On success *out_registration is a handle for ydb_registration_* (free it
+** with ydb_registration_free; freeing does not stop the registration).
+** When this fails nothing was started: no progress or done call ever comes.
+** Unlike ydb_view_register it may be called with a read-write transaction
+** open: the registration waits for it on its own thread.
+**
+** The same name.  A later ydb_view_register, ydb_view_register_async or
+** ydb_view_unregister of the same name cancels a registration still
+** running: it completes with YDB_CANCELLED. (One whose install already
+** committed has completed; the later call replaces or removes its view
+** as usual.)
+**
+** Closing.  ydb_database_close cancels every registration still running
+** (status YDB_CLOSED) and returns once they no longer use the database --
+** the file can be opened again at once -- unless it is called from one of
+** their callbacks or with a read-write transaction open on the calling
+** thread. Their done calls come from their own threads.
+*/
+typedef struct ydb_registration ydb_registration;
+
+typedef int (*ydb_registration_progress_fn)(void *callback_ctx, uint64_t done,
+                                            uint64_t total);
+typedef void (*ydb_registration_done_fn)(void *callback_ctx, int status,
+                                         int outcome, const char *message);
+
+int ydb_view_register_async(ydb_database *db, const char *name,
+                            const ydb_view_definition *definition, void *ctx,
+                            ydb_destructor_fn destroy,
+                            ydb_registration_progress_fn progress,
+                            ydb_registration_done_fn done, void *callback_ctx,
+                            ydb_registration **out_registration);
+
+/*
+** ydb_registration_cancel asks the registration to stop: it completes with
+** YDB_CANCELLED and installs nothing, unless its install already committed
+** (then, and after it finished, this does nothing). It stops at its next
+** step (within a few thousand rows); ydb_registration_wait waits for that.
+*/
+int ydb_registration_cancel(ydb_registration *registration);
+
+/*
+** ydb_registration_wait waits until the registration finished and its done
+** callback returned, at most timeout_ms milliseconds (negative: no limit;
+** 0: just look), and stores 1 in *out_finished when it has, else 0. From the
+** registration's own callbacks it gives YDB_MISUSE (it would wait for
+** itself).
+*/
+int ydb_registration_wait(ydb_registration *registration, int64_t timeout_ms,
+                          int *out_finished);
+
+/*
+** ydb_registration_result reports a finished registration as its done
+** callback did: YDB_OK with the YDB_VIEW_* outcome in *out_outcome, or its
+** failure status (YDB_CANCELLED, YDB_CALLBACK_FAILED, YDB_CLOSED, ...) with
+** its message as the last error (ydb_errmsg) and *out_outcome 0. Known from
+** the moment done is called. While it runs: YDB_MISUSE.
+*/
+int ydb_registration_result(ydb_registration *registration, int *out_outcome);
+
+/* ydb_registration_free frees the handle (NULL: no-op). */
+int ydb_registration_free(ydb_registration *registration);
 
 /*
 ** ydb_view_set_definition changes the grouping and sorting of registered

@@ -32,6 +32,7 @@ nonisolated(unsafe) private let statusDescriptions: [Int32: UnsafePointer<CChar>
     11: immortalCString("string or blob too big"),
     12: immortalCString("the connection fell too far behind: reload"),
     13: immortalCString("unable to open the database file"),
+    14: immortalCString("the registration was cancelled"),
 ]
 
 @_cdecl("ydb_libversion")

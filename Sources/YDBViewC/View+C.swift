@@ -225,7 +225,7 @@ private func invokeOptions(_ value: UInt32, _ what: String) throws -> InvokeOpti
 }
 
 /// The engine's View for a C definition whose callbacks live in `slot`.
-private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throws -> View {
+func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throws -> View {
     guard definition.grouping != nil else { throw YDBError(.invalidArgument, "grouping callback is NULL") }
     switch (definition.sorting, definition.sortKey) {
     case (nil, nil): throw YDBError(.invalidArgument, "sorting and sort_key callbacks are both NULL (set one)")
@@ -260,11 +260,11 @@ private func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlo
     return view
 }
 
-private func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
+func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
     pointer?.loadUnaligned(as: CViewDefinition.self)
 }
 
-private func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
+func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
                   _ destroy: CDestructor?) -> ViewSlot {
     ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, sortKey: definition?.sortKey,
                            ctx: ctx, destroy: destroy))

@@ -9,6 +9,8 @@ import YDBView
 struct DemoOptions {
     var seed: UInt64 = 42
     var commits = 30
+    /// Books in the catalogue, spread evenly over the genres.
+    var rows = 3000
     var quiet = false
 }
 
@@ -49,7 +51,6 @@ struct Demo {
     static let genres = ["fantasy", "scifi", "mystery", "romance", "history"]
     static let shownGroups = ["fantasy", "scifi", "classics"]
     static let topN = 10
-    static let booksPerGenre = 600
     static let famous = [
         "fantasy": ["The Hobbit", "Earthsea", "Mistborn", "The Name of the Wind", "Piranesi", "Jonathan Strange"],
         "scifi": ["Dune", "Neuromancer", "Hyperion", "Foundation", "Solaris", "The Left Hand of Darkness"],
@@ -60,6 +61,7 @@ struct Demo {
                         "Orchard", "Engine", "Lantern", "Map", "Bridge", "Empire", "Mirror", "Voyage"]
 
     let options: DemoOptions
+    let booksPerGenre: Int
     var random: SeededGenerator
     let database: Database
     let writer: Connection
@@ -69,6 +71,7 @@ struct Demo {
 
     init(_ options: DemoOptions) throws {
         self.options = options
+        booksPerGenre = options.rows / Demo.genres.count
         random = SeededGenerator(seed: options.seed)
         database = try Database(path: nil)
         writer = try database.newConnection()
@@ -85,8 +88,7 @@ struct Demo {
             if a != b { return a < b ? .ascending : .descending }
             return left.key < right.key ? .ascending : left.key == right.key ? .same : .descending
         }
-        try database.registerView(View(grouping: grouping, sorting: sorting, versionTag: "1", isPersistent: true),
-                                  name: "byRank")
+        try register(View(grouping: grouping, sorting: sorting, versionTag: "1", isPersistent: true), name: "byRank")
         let top = try RangeOptions.fixed(length: Demo.topN, offset: 0, from: .beginning)
         mappings.setRangeOptions(top, forGroup: "fantasy")
         mappings.setRangeOptions(top, forGroup: "scifi")
@@ -132,9 +134,9 @@ struct Demo {
         var books: [(String, Book)] = []
         for genre in Demo.genres {
             let famous = Demo.famous[genre] ?? []
-            var scores = Array(famous.count..<Demo.booksPerGenre).map { Double($0 * 10 + 10) }
+            var scores = Array(famous.count..<booksPerGenre).map { Double($0 * 10 + 10) }
             scores.shuffle(using: &random)
-            for index in 0..<Demo.booksPerGenre {
+            for index in 0..<booksPerGenre {
                 let title = index < famous.count ? famous[index] : randomTitle()
                 let score = index < famous.count ? Double(index * 10 + 10) : scores[index - famous.count]
                 books.append((newKey(), Book(genre: genre, score: score, title: title)))
@@ -144,6 +146,26 @@ struct Demo {
             for (key, book) in books {
                 try transaction.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil)
             }
+        }
+    }
+
+    /// Registers the view in the background (`registerViewAsync`) and
+    /// waits for it, drawing a progress bar on standard error when it is a
+    /// terminal (standard output stays the demo's own).
+    func register(_ view: View, name: String) throws {
+        let bar = !options.quiet && isatty(STDERR_FILENO) != 0
+        let started = Date()
+        let task = try database.registerViewAsync(view, name: name, progress: { progress in
+            guard bar else { return }
+            let width = 30, filled = Int(progress.fractionCompleted * Double(width))
+            let line = "\rpopulating \(name) [" + String(repeating: "#", count: filled)
+                + String(repeating: ".", count: width - filled) + "] \(Int(progress.fractionCompleted * 100))%"
+            FileHandle.standardError.write(Data(line.utf8))
+        })
+        try task.wait()
+        if bar {
+            let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+            FileHandle.standardError.write(Data(" \(name) populated in \(seconds) s\n".utf8))
         }
     }
 

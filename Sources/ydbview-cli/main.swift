@@ -18,12 +18,14 @@ let replayUsage = """
                                       (format: docs/replay-format.md)
     """
 let demoUsage = """
-    usage: ydbview demo [--seed N] [--commits N] [--quiet]
+    usage: ydbview demo [--seed N] [--commits N] [--rows N] [--quiet]
                                       a live top-10 catalogue: random commits and the
                                       changesets a table view would animate, each one
                                       checked against the tables before and after
       --seed N       random seed (default 42): the same seed gives the same run
       --commits N    number of commits (default 30, 1...100000)
+      --rows N       books in the catalogue (default 3000, 100...10000000); the view
+                     is registered in the background, with a progress bar on a terminal
       --quiet        print only the summary line
     """
 let usage = """
@@ -88,6 +90,7 @@ func demo(_ arguments: [String]) -> Never {
         switch argument {
         case "--seed": options.seed = UInt64(number(after: "--seed", 0...Int.max))
         case "--commits": options.commits = number(after: "--commits", 1...100_000)
+        case "--rows": options.rows = number(after: "--rows", 100...10_000_000)
         case "--quiet": options.quiet = true
         case "--help", "-h": help(demoUsage)
         default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(demoUsage)")

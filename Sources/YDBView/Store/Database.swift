@@ -65,6 +65,9 @@ public final class Database: @unchecked Sendable {
     var storedViewsMayMissCommits = false
     /// Runs view registration and other internal read-write work.
     private var internalConnection: Connection?
+    /// Asynchronous registrations still running, and the row changes that
+    /// commits record for them (its own lock).
+    let registrations = PendingRegistrations()
 
     /// Opens (creating if needed) the database at `path`; nil opens a private
     /// temporary database that is deleted on `close()`.
@@ -139,9 +142,17 @@ public final class Database: @unchecked Sendable {
         }
         guard wasOpen else { return }
         released.removeAll()
+        let registering = registrations.close()
         let reason = YDBError(.closed, "the transaction ended because its database was closed")
         for connection in open { connection.close(because: reason) }
         open.removeAll()
+        // Each asynchronous registration stops at its next step and closes
+        // its own connection. Not waited for from its own thread (a
+        // callback of it closing the database), nor by a thread holding
+        // the write lock (the registration may be waiting for it).
+        if !writeGate.isHeldByCurrentThread {
+            for task in registering where !task.runsOnCurrentThread { task.waitUntilDone(withDatabase: true) }
+        }
         checkpointer.stop()
         connection?.close()
         // Last: a write still running on another thread may be calling them
@@ -259,12 +270,15 @@ public final class Database: @unchecked Sendable {
     /// and notification atomically with respect to readers, and queues the
     /// notification for the observers. The caller calls `afterCommit()` once
     /// it has released its locks, so an observer may itself read or write.
+    /// `rowChanges` (the rows it changed, by row id) is recorded for the
+    /// asynchronous registrations under way, atomically with publishing.
     func commit(on handle: SQLiteHandle, by connection: Connection, state: PublishedState,
-                notification: CommitNotification?) throws {
+                notification: CommitNotification?, rowChanges: [Int64: RowChangeKind]? = nil) throws {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run("COMMIT")
             published = state
+            if let rowChanges, !rowChanges.isEmpty { registrations.record(rowChanges, snapshot: state.snapshot) }
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {
                 connections[ObjectIdentifier(connection)] = TrackedConnection(connection: connection, seen: state.snapshot)

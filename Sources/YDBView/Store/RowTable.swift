@@ -62,6 +62,12 @@ struct RowReader {
 
     /// What a callback of `flavour` reads of row `rowid`.
     func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow {
+        guard let row = try row(rowid, flavour) else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        return row
+    }
+
+    /// `loadRow`, or nil when there is no row `rowid` (any more).
+    func row(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow? {
         let columns: String
         switch flavour {
         case .key: columns = "collection, key, NULL, NULL"
@@ -72,7 +78,7 @@ struct RowReader {
         let select = try handle.statement("SELECT \(columns) FROM ydb_rows WHERE rowid = ?1")
         defer { select.reset() }
         select.bind(1, rowid)
-        guard try select.step() else { throw YDBError(.corrupt, "view refers to missing row \(rowid)") }
+        guard try select.step() else { return nil }
         return ViewRow(collection: select.string(0), key: select.string(1),
                        object: flavour.readsObject ? (select.blob(2) ?? []) : nil,
                        metadata: flavour.readsMetadata ? select.blob(3) : nil)
@@ -103,6 +109,43 @@ struct RowReader {
                 try body(select.int64(0), row)
             }
         }
+    }
+
+    /// `scan`, `chunk` rows per statement: after each chunk, with no
+    /// statement open, `between(more)` may move the handle to a newer
+    /// snapshot (the next chunk starts after the last row id read). Rows
+    /// written meanwhile may or may not be read: a caller catches up with
+    /// them (an asynchronous registration).
+    func scan(_ flavour: ViewFlavour, collections: [String]?, chunk: Int, between: (_ more: Bool) throws -> Void,
+              _ body: (Int64, ViewRow) throws -> Void) throws {
+        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+        let sql = collections == nil
+            ? "SELECT \(columns) FROM ydb_rows WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+            : "SELECT \(columns) FROM ydb_rows WHERE collection = ?3 AND rowid > ?1 ORDER BY rowid LIMIT ?2"
+        for collection in collections ?? [""] {
+            var last = Int64.min
+            var read = chunk
+            while read == chunk {
+                read = 0
+                do {
+                    let owned = try handle.uncachedStatement(sql)
+                    let select = owned.statement
+                    select.bind(1, last)
+                    select.bind(2, Int64(chunk))
+                    if collections != nil { select.bind(3, collection) }
+                    while try select.step() {
+                        let row = ViewRow(collection: select.string(1), key: select.string(2),
+                                          object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
+                                          metadata: flavour.readsMetadata ? select.blob(4) : nil)
+                        last = select.int64(0)
+                        read += 1
+                        try body(last, row)
+                    }
+                }
+                if read == chunk { try between(true) }
+            }
+        }
+        try between(false)
     }
 }
 

@@ -13,6 +13,7 @@ extension Database {
     public func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         do {
             try validateName(name, "view name")
+            registrations.supersede(name, by: "a later registration")
             return try withInternalConnection { connection in
                 try connection.readWrite { try $0.registerView(view, name: name) }
             }
@@ -34,6 +35,7 @@ extension Database {
     /// Unregisters a view and drops its stored tables. No-op for an unknown name.
     public func unregisterView(name: String) throws {
         try validateName(name, "view name")
+        registrations.supersede(name, by: "unregistering it")
         try withInternalConnection { connection in
             try connection.readWrite { try $0.unregisterView(name: name) }
         }
@@ -51,51 +53,159 @@ extension ReadWriteTransaction {
     func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         release(view, when: .rolledBack)
         return try viewWork {
-            if let existing = writer(named: name) {
-                if existing.instance.definition.releaseHook !== view.releaseHook {
-                    release(existing.instance.definition, when: .committed)
-                }
-                // Switching between the comparator and sort-key forms needs
-                // keys built (or dropped) even under the same tag.
-                let same = existing.instance.definition.versionTag == view.versionTag
-                    && existing.instance.definition.isPersistent == view.isPersistent
-                    && existing.instance.definition.sorting.usesSortKeys == view.sorting.usesSortKeys
-                if same && view.isPersistent {
-                    existing.replaceCallbacks(view)
-                    existing.instance.registration = .loaded
-                    installWriter(existing)
-                    return .loaded
-                }
-                try existing.redefine(view, storageID: try freshStorage(for: view, name: name), viewContext)
-                existing.instance.registration = view.isPersistent ? .rebuiltForNewVersionTag : .built
-                installWriter(existing)
-                return existing.instance.registration
-            }
-            var outcome = ViewRegistrationOutcome.built
-            if view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) {
-                let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
-                if sameDefinition && stored.isFresh {
-                    // Keys are what a sort-key view places rows by: without
-                    // every key (stored by the comparator form under the same
-                    // tag) it repopulates; a comparator ignores keys.
-                    let (state, allKeyed) = try ViewStorage.load(id: stored.id,
-                                                                 withSortKeys: view.sorting.usesSortKeys, handle)
-                    if allKeyed || !view.sorting.usesSortKeys {
-                        var instance = ViewInstance(name: name, definition: view, storageID: stored.id, state: state)
-                        instance.registration = .loaded
-                        installWriter(ViewWriter(instance: instance))
-                        return .loaded
-                    }
-                }
-                outcome = sameDefinition ? .rebuiltBecauseStale : .rebuiltForNewVersionTag
-            }
-            var instance = ViewInstance(name: name, definition: view,
-                                        storageID: try freshStorage(for: view, name: name), state: ViewState())
-            instance.registration = outcome
-            let writer = ViewWriter(instance: instance)
+            let plan = try registrationPlan(view, name: name)
+            guard case .populate(let outcome) = plan else { return install(plan, view) }
+            let writer = try writerToPopulate(view, name: name)
             try writer.repopulate(viewContext)
+            writer.instance.registration = outcome
             installWriter(writer)
             return outcome
+        }
+    }
+
+    /// What registering `view` as `name` takes.
+    enum RegistrationPlan {
+        /// Registered with the same tag and persistent: swap the callbacks.
+        case keep(ViewWriter)
+        /// Stored with the same tag, fresh: loaded as stored (no callback).
+        case load(ViewInstance)
+        /// A population, which gives this outcome.
+        case populate(ViewRegistrationOutcome)
+    }
+
+    /// Decides how `view` is registered as `name`; changes nothing.
+    func registrationPlan(_ view: View, name: String) throws -> RegistrationPlan {
+        if let existing = writer(named: name) {
+            // Switching between the comparator and sort-key forms needs
+            // keys built (or dropped) even under the same tag.
+            let same = existing.instance.definition.versionTag == view.versionTag
+                && existing.instance.definition.isPersistent == view.isPersistent
+                && existing.instance.definition.sorting.usesSortKeys == view.sorting.usesSortKeys
+            if same && view.isPersistent { return .keep(existing) }
+            return .populate(view.isPersistent ? .rebuiltForNewVersionTag : .built)
+        }
+        guard view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) else {
+            return .populate(.built)
+        }
+        let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
+        if sameDefinition && stored.isFresh {
+            // Keys are what a sort-key view places rows by: without every
+            // key (stored by the comparator form under the same tag) it
+            // repopulates; a comparator ignores keys.
+            let (state, allKeyed) = try ViewStorage.load(id: stored.id, withSortKeys: view.sorting.usesSortKeys,
+                                                         handle)
+            if allKeyed || !view.sorting.usesSortKeys {
+                var instance = ViewInstance(name: name, definition: view, storageID: stored.id, state: state)
+                instance.registration = .loaded
+                return .load(instance)
+            }
+        }
+        return .populate(sameDefinition ? .rebuiltBecauseStale : .rebuiltForNewVersionTag)
+    }
+
+    /// Installs a registration that needs no population (`.keep`, `.load`).
+    func install(_ plan: RegistrationPlan, _ view: View) -> ViewRegistrationOutcome {
+        switch plan {
+        case .keep(let existing):
+            releaseReplaced(existing, by: view)
+            existing.replaceCallbacks(view)
+            existing.instance.registration = .loaded
+            installWriter(existing)
+        case .load(let instance):
+            installWriter(ViewWriter(instance: instance))
+        case .populate:
+            preconditionFailure("a population is not installed this way")
+        }
+        return .loaded
+    }
+
+    /// The writer a population of `view` fills, over fresh storage: the
+    /// registered view's own (its log then shows its old rows removed), or
+    /// a new one.
+    func writerToPopulate(_ view: View, name: String) throws -> ViewWriter {
+        let storageID = try freshStorage(for: view, name: name)
+        if let existing = writer(named: name) {
+            releaseReplaced(existing, by: view)
+            existing.takeDefinition(view, storageID: storageID)
+            return existing
+        }
+        return ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: storageID, state: ViewState()))
+    }
+
+    /// The registered view's callbacks go when this commits, unless `view`
+    /// carries the same ones.
+    private func releaseReplaced(_ existing: ViewWriter, by view: View) {
+        if existing.instance.definition.releaseHook !== view.releaseHook {
+            release(existing.instance.definition, when: .committed)
+        }
+    }
+
+    /// The first step of an asynchronous registration, under the write
+    /// lock: a registration that needs no population (a view kept or
+    /// loaded as stored) is installed now, and `installed` is true;
+    /// otherwise nothing changes and `outcome` is what the population will
+    /// give.
+    func registerUnlessPopulating(_ view: View, name: String) throws
+        -> (installed: Bool, outcome: ViewRegistrationOutcome) {
+        try viewWork {
+            let plan = try registrationPlan(view, name: name)
+            if case .populate(let outcome) = plan { return (false, outcome) }
+            release(view, when: .rolledBack)
+            return (true, install(plan, view))
+        }
+    }
+
+    /// The last step of an asynchronous registration: `built`, which
+    /// populated `view` off to the side, replaces whatever `name` holds and
+    /// catches up with `changes` (the rows changed since it last read
+    /// them), in this transaction. A persistent view is stored afterwards,
+    /// a chunk per transaction (`storeRows`): its storage id is returned,
+    /// and until then it is stored as stale, so that a view left half
+    /// stored (a crash, a close) is repopulated when next registered.
+    func installPopulation(_ view: View, name: String, outcome: ViewRegistrationOutcome, built: ViewWriter,
+                           changes: [Int64: RowChangeKind]) throws -> Int64? {
+        release(view, when: .rolledBack)
+        return try viewWork {
+            let writer = try writerToPopulate(view, name: name)
+            if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
+            try writer.adopt(built, storing: false, viewContext)
+            try writer.catchUp(changes, viewContext)
+            writer.instance.registration = outcome
+            installWriter(writer)
+            return writer.instance.storageID
+        }
+    }
+
+    /// Stores up to `limit` rows of view `name`, from row id `start` on, as
+    /// this transaction sees them (rows changed since the install were
+    /// stored by their commits: this writes the same). Returns the row id
+    /// to go on from; nil once every row is stored (the view is then
+    /// fresh), or when `name` no longer has storage `id` (unregistered or
+    /// replaced meanwhile).
+    func storeRows(ofView name: String, storageID id: Int64, from start: Int64, limit: Int) throws -> Int64? {
+        try viewWork {
+            guard let places = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state.places : nil }) else {
+                return nil
+            }
+            let lower = places.rank(of: start), upper = min(places.count, lower + limit)
+            var next: Int64?
+            var failure: Error?
+            places.forEach(in: lower ..< upper) { rowid, place in
+                do {
+                    try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
+                                        sortKey: place.sortKey, handle)
+                    next = rowid + 1
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+            guard upper == places.count else { return next }
+            try ViewStorage.setFresh(true, id: id, handle)
+            if Tuning.checksInvariants { try writer(named: name)!.checkInvariants(storedIn: handle) }
+            return nil
         }
     }
 

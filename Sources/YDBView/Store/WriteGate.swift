@@ -36,6 +36,12 @@ final class WriteGate {
         semaphore.wait(milliseconds: milliseconds)
     }
 
+    /// Whether the calling thread began the open read-write transaction.
+    var isHeldByCurrentThread: Bool {
+        guard let holder = lock.withLock({ holder }) else { return false }
+        return pthread_equal(holder.thread, pthread_self()) != 0
+    }
+
     /// Ends the hold, on whatever thread the transaction ends.
     func leave() {
         lock.withLock { holder = nil }

@@ -25,6 +25,10 @@ public enum YDBErrorCode: Int32, Sendable {
     /// permissions, a directory in its place); the message names the path
     /// and the system's reason.
     case cantOpen = 13
+    /// An asynchronous view registration was cancelled (`cancel()`, or a
+    /// later registration or unregistration of the same name) and
+    /// installed nothing.
+    case cancelled = 14
 }
 
 /// The one error type the engine throws: a kind (`code`), a message for

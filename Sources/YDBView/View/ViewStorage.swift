@@ -133,6 +133,15 @@ enum ViewStorage {
         return stored
     }
 
+    /// Marks a stored view fresh (it holds every row and saw every change)
+    /// or not (it is repopulated when next registered).
+    static func setFresh(_ fresh: Bool, id: Int64, _ handle: SQLiteHandle) throws {
+        let update = try handle.statement("UPDATE ydb_views SET fresh = ?1 WHERE id = ?2")
+        update.bind(1, fresh ? 1 : 0)
+        update.bind(2, id)
+        try update.run()
+    }
+
     static func setVersionTag(_ versionTag: String, id: Int64, _ handle: SQLiteHandle) throws {
         let update = try handle.statement("UPDATE ydb_views SET version_tag = ?1 WHERE id = ?2")
         update.bind(1, versionTag)

@@ -7,6 +7,25 @@
 struct ViewWriteContext {
     let rows: RowReader
     let storage: SQLiteHandle
+    private let fixed: ReadTransaction?
+    private let current: (() -> ReadTransaction)?
+
+    init(rows: RowReader, storage: SQLiteHandle, transaction: ReadTransaction) {
+        self.rows = rows
+        self.storage = storage
+        fixed = transaction
+        current = nil
+    }
+
+    /// For a background population, which reads its rows a chunk per read
+    /// transaction: callbacks get the one open at the moment they run.
+    init(rows: RowReader, storage: SQLiteHandle, currentTransaction: @escaping () -> ReadTransaction) {
+        self.rows = rows
+        self.storage = storage
+        fixed = nil
+        current = currentTransaction
+    }
+
     /// The running transaction, for `CallbackTransaction.lend` only.
-    let transaction: ReadTransaction
+    var transaction: ReadTransaction { fixed ?? current!() }
 }

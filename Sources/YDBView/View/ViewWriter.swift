@@ -12,6 +12,19 @@ final class ViewWriter {
     private var shrunkGroups: Set<Name> = []
     private var wasReset = false
     private var rowCache: SortingRowCache { instance.rowCache }
+    /// Set by an asynchronous registration (`AsyncRegistration.swift`):
+    /// called every few thousand steps of a population with the steps done
+    /// so far (one per row grouped, then one per row sorted). It reports
+    /// progress, and throws to stop the population (cancellation).
+    var populationTick: ((Int) throws -> Void)?
+    /// Set by an asynchronous registration: the population's scan reads
+    /// the rows in chunks, and calls this between them (with `more`) and
+    /// after the last (without), when no statement is open, so that the
+    /// registration's read snapshot moves on instead of pinning the
+    /// write-ahead log for the whole scan.
+    var populationPause: ((_ more: Bool) throws -> Void)?
+    /// Rows per chunk of such a scan.
+    static let populationChunk = 10_000
 
     init(instance: ViewInstance) {
         self.instance = instance
@@ -178,11 +191,14 @@ final class ViewWriter {
                 grouped[Name(group), default: []].append((key, scan, rowid))
                 scan += 1
             }
-            let groups = grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
+            var done = scannedKeys.count
+            let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
                 let rows = grouped[name]!.sorted {
                     let order = SortKey.compare($0.key.bytes, $1.key.bytes)
                     return order != 0 ? order < 0 : $0.scan < $1.scan
                 }
+                done += rows.count
+                try populationTick?(done)
                 return (name, rows.map { ($0.rowid, $0.key) })
             }
             return (groups, scannedKeys)
@@ -194,15 +210,32 @@ final class ViewWriter {
                     grouped[Name(group), default: []].append((rowid, row.narrowed(to: sortingFlavour)))
                 }
             }
+            // Progress (an asynchronous registration): pass by pass, and a
+            // cancellation check every few thousand comparisons.
+            let tick = populationTick
+            var done = scannedKeys.count
             let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
                 let rows = grouped.removeValue(forKey: name)!
                 let group = name.value
+                let start = done
+                var comparisons = 0
+                let afterPass: ((Int, Int) throws -> Void)? = tick.map { tick in
+                    { pass, passes in
+                        done = start + rows.count * pass / passes
+                        try tick(done)
+                    }
+                }
                 // Sort positions, not rows: the merge then moves integers.
-                let order = try StableSort.sort(Array(rows.indices)) { a, b in
-                    try Self.callback(viewName, "sorting") {
+                let order = try StableSort.sort(Array(rows.indices), afterPass: afterPass) { a, b in
+                    if let tick {
+                        comparisons += 1
+                        if comparisons & 4095 == 0 { try tick(done) }
+                    }
+                    return try Self.callback(viewName, "sorting") {
                         try compare(context.transaction, group, rows[a].row, rows[b].row)
                     } == .ascending
                 }
+                done = start + rows.count
                 return (name, order.map { (rows[$0].rowid, nil) })
             }
             return (groups, scannedKeys)
@@ -212,17 +245,140 @@ final class ViewWriter {
     /// Replaces grouping/sorting/tag (and storage) and repopulates, in the
     /// same transaction.
     func redefine(_ view: View, storageID: Int64?, _ context: ViewWriteContext) throws {
+        takeDefinition(view, storageID: storageID)
+        try repopulate(context)
+    }
+
+    /// Replaces grouping/sorting/tag (and storage); the rows stay until a
+    /// population replaces them.
+    func takeDefinition(_ view: View, storageID: Int64?) {
         instance.definition = view
         instance.storageID = storageID
         instance.rowCache = SortingRowCache()
-        try repopulate(context)
+    }
+
+    // MARK: Asynchronous registration
+
+    /// Takes over the rows of `built`, a writer that populated this view's
+    /// new definition off to the side (an asynchronous registration), and
+    /// logs and stores them as `repopulate` does: "all rows removed" when
+    /// the view held rows, then `built`'s own log (its population, and what
+    /// it caught up since). Call `takeDefinition` first. Without `storing`,
+    /// the rows are left for the caller to store (`ViewStorage.put`), and
+    /// only what changes from here on is stored.
+    func adopt(_ built: ViewWriter, storing: Bool, _ context: ViewWriteContext) throws {
+        // Taken, not shared: `built` is left empty, so that the changes
+        // below do not copy what it held.
+        defer {
+            built.keys = [:]
+            built.entries = []
+            built.state = ViewState()
+        }
+        if keys.isEmpty {
+            keys = built.keys
+        } else {
+            keys.merge(built.keys) { logged, _ in logged }
+        }
+        if state.totalCount > 0 {
+            // The log names every row the view held: the scan knew most of
+            // them; rows written since it ran are looked up.
+            var unnamed: [Int64] = []
+            state.places.forEach { rowid, _ in
+                if keys[rowid] == nil { unnamed.append(rowid) }
+                return true
+            }
+            for rowid in unnamed { keys[rowid] = try context.rows.rowKey(forRowid: rowid) }
+            try reset(keys: [:], context)
+        }
+        if entries.isEmpty { entries = built.entries } else { entries += built.entries }
+        loggedCreated.formUnion(built.loggedCreated)
+        shrunkGroups.formUnion(built.shrunkGroups)
+        state = built.state
+        instance.hint = .none
+        // The rows `built` compared against: still as they are, but for the
+        // rows changed since, which `catchUp` forgets first.
+        instance.rowCache = built.instance.rowCache
+        // In rowid order, as `repopulate` writes them.
+        if storing, let id = instance.storageID {
+            var failure: Error?
+            state.places.forEach { rowid, place in
+                do {
+                    try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
+                                        sortKey: place.sortKey, context.storage)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Brings a view populated at an earlier snapshot up to `context`'s:
+    /// `changes` names every row changed since (by row id, with every way
+    /// it changed). A row gone leaves the view; a row the view never saw is
+    /// inserted; the others are updated as a commit updates them (their
+    /// callbacks run again as their invoke options say). Rows that must
+    /// move are all taken out first and then placed again, so a comparator
+    /// only ever compares rows whose places agree with their contents.
+    func catchUp(_ changes: [Int64: RowChangeKind], _ context: ViewWriteContext) throws {
+        let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
+        let rowids = changes.keys.sorted()
+        for rowid in rowids { rowCache.forget(rowid) }
+        // Rows to place again, with their group when it is not re-run.
+        var unplaced: [(rowid: Int64, row: ViewRow, group: String?)] = []
+        for rowid in rowids {
+            guard let row = try context.rows.row(rowid, flavour) else {
+                if state.places.value(for: rowid) != nil, let rowKey = keys[rowid] {
+                    try remove(rowid, rowKey, context)
+                }
+                continue
+            }
+            guard definition.allows(row.collection) else { continue }
+            let rowKey = RowKey(collection: row.collection, key: row.key)
+            let seen = keys[rowid] != nil
+            keys[rowid] = rowKey
+            guard seen else {
+                unplaced.append((rowid, row, nil))
+                continue
+            }
+            let kind = changes[rowid]!
+            let regroup = definition.grouping.options.isTriggered(by: kind)
+            guard let current = state.places.value(for: rowid) else {
+                if regroup { unplaced.append((rowid, row, nil)) }
+                continue
+            }
+            if regroup || definition.sorting.options.isTriggered(by: kind) {
+                try remove(rowid, rowKey, context)
+                unplaced.append((rowid, row, regroup ? nil : current.group))
+            } else {
+                let index = state.group(current.group)!.index(of: current.label)!
+                logUpdate(rowid, rowKey, current.group, index, kind)
+            }
+        }
+        for (rowid, row, known) in unplaced {
+            guard let group = try known ?? runGrouping(row, context) else { continue }
+            try insert(rowid, row, into: group, context)
+        }
     }
 
     /// Every allowed row, as a callback of `flavour` reads it.
     private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
         let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
-        try context.rows.scan(flavour, collections: collections, body)
+        guard let tick = populationTick, let pause = populationPause else {
+            try context.rows.scan(flavour, collections: collections, body)
+            return
+        }
+        var scanned = 0
+        try context.rows.scan(flavour, collections: collections, chunk: Self.populationChunk, between: pause) {
+            rowid, row in
+            try body(rowid, row)
+            scanned += 1
+            if scanned & 1023 == 0 { try tick(scanned) }
+        }
+        try tick(scanned)
     }
 
     private static func union(_ a: ViewFlavour, _ b: ViewFlavour) -> ViewFlavour {
@@ -489,10 +645,14 @@ final class ViewWriter {
 /// rows keep their input order, which matches inserting them one by one at
 /// their upper bound.
 enum StableSort {
-    static func sort<T>(_ input: [T], by less: (T, T) throws -> Bool) throws -> [T] {
+    /// `afterPass(pass, passes)` runs after each merge pass (progress).
+    static func sort<T>(_ input: [T], afterPass: ((Int, Int) throws -> Void)? = nil,
+                        by less: (T, T) throws -> Bool) throws -> [T] {
         guard input.count > 1 else { return input }
         var source = input, target = input
-        var width = 1
+        var passes = 0
+        while 1 << passes < source.count { passes += 1 }
+        var width = 1, pass = 0
         while width < source.count {
             var start = 0
             while start < source.count {
@@ -512,6 +672,8 @@ enum StableSort {
             }
             swap(&source, &target)
             width *= 2
+            pass += 1
+            try afterPass?(pass, passes)
         }
         return source
     }

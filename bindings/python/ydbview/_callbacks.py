@@ -13,7 +13,10 @@ commit observer, a dynamic mappings' filter and sort -- is released by
 (``registered``).
 
 Exceptions. No exception may cross into C. The trampoline keeps an
-exception raised by the callable, on the calling thread, and returns the
+exception raised by the callable, on the calling thread (or, when the
+entry has an ``exceptions`` list of its own, in that list: callbacks of a
+background registration run on a thread of the library's, and its
+``result()`` raises them), and returns the
 failure value to C (for an enumeration that is "stop", for a filter
 "hide", for a group sort "equal"); C finishes its call, and the Python
 function that made the call raises the original exception instead of the
@@ -82,6 +85,13 @@ def registered(entry: Any) -> Iterator[int]:
         _release(ctx)
 
 
+def pop(ctx: Optional[int]) -> Any:
+    """Releases the entry of ``ctx`` and returns it (None when there is none):
+    for a callback that C calls once, last, and that releases its own entry."""
+    with _lock:
+        return _entries.pop(ctx or 0, None)
+
+
 def live() -> int:
     """How many callables C may still call (for tests)."""
     return len(_entries)
@@ -124,12 +134,14 @@ def trampoline(fn_type: Any, failed: Any, call: Optional[Callable[..., Any]] = N
         set_aside = bool(kept)
         if set_aside:
             _kept.exceptions = []
+        entry = None
         try:
             # No lock: a dict lookup is atomic, and C calls no entry after releasing it.
             entry = _entries[ctx or 0]
             return entry(*args) if call is None else call(entry, *args)
         except BaseException as exc:  # noqa: B902 - nothing may reach C
-            kept.append(exc)
+            own = getattr(entry, "exceptions", None)
+            (kept if own is None else own).append(exc)
             return failed
         finally:
             if set_aside:

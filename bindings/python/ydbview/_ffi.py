@@ -79,6 +79,8 @@ VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p,
                         c_void_p, c_size_t)
 GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p)
 GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_char_p)
+REGISTRATION_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
+REGISTRATION_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
 
 
 class ViewDefinitionStruct(Structure):
@@ -249,6 +251,13 @@ _SIGNATURES = {
     "ydb_view_register": (
         c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
     "ydb_view_unregister": (c_int, [c_void_p, c_char_p]),
+    "ydb_view_register_async": (
+        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN,
+                REGISTRATION_PROGRESS_FN, REGISTRATION_DONE_FN, c_void_p, _handle_out]),
+    "ydb_registration_cancel": (c_int, [c_void_p]),
+    "ydb_registration_wait": (c_int, [c_void_p, c_int64, _int_out]),
+    "ydb_registration_result": (c_int, [c_void_p, _int_out]),
+    "ydb_registration_free": (c_int, [c_void_p]),
     "ydb_view_enumerate_registered": (c_int, [c_void_p, NAME_FN, c_void_p]),
     "ydb_view_set_definition": (
         c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),

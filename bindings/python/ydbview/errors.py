@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import enum
 from typing import Dict, Type
 
@@ -23,6 +24,7 @@ class Status(enum.IntEnum):
     TOOBIG = 11
     RELOAD = 12
     CANTOPEN = 13
+    CANCELLED = 14
 
 
 class YDBError(Exception):
@@ -128,6 +130,15 @@ class ReloadRequired(YDBError):
     code = Status.RELOAD
 
 
+class CancelledError(YDBError, concurrent.futures.CancelledError):
+    """A background view registration was cancelled (``cancel()``, its
+    progress callable raising, or a later registration or unregistration
+    of the same name) and installed nothing. Also a
+    ``concurrent.futures.CancelledError``."""
+
+    code = Status.CANCELLED
+
+
 class ObserverWarning(RuntimeWarning):
     """A commit observer raised; the commit itself succeeded."""
 
@@ -136,7 +147,7 @@ _BY_CODE: Dict[int, Type[YDBError]] = {
     cls.code: cls
     for cls in (MisuseError, InvalidArgumentError, NotFoundError, ClosedError, BusyError,
                 SQLiteError, CallbackFailedError, MismatchError, CorruptError,
-                TooBigError, ReloadRequired, CantOpenError)
+                TooBigError, ReloadRequired, CantOpenError, CancelledError)
 }
 
 

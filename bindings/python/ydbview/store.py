@@ -24,7 +24,7 @@ from ._values import Row
 from .errors import ObserverWarning, Status
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
 from .serializers import BytesSerializer, Serializer
-from .views import RegistrationOutcome, ViewTransaction, view_definition
+from .views import RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter, register_async, view_definition
 
 __all__ = [
     "Database",
@@ -194,6 +194,36 @@ class Database(_Closeable):
         outcome = c_int()
         _check(lib.ydb_view_registration_outcome(self._handle, encoded, byref(outcome)))
         return RegistrationOutcome(outcome.value)
+
+    def register_view_async(self, name: str, grouping: Any, sorting: Any = None, *, key: Any = None,
+                            version_tag: str = "", persistent: bool = True,
+                            collections: Optional[Iterable[str]] = None,
+                            progress: Optional[Callable[[int, int], Any]] = None) -> ViewRegistration:
+        """``register_view`` in the background: returns at once a
+        ``ViewRegistration`` (``result()``, ``wait()``, ``done()``,
+        ``cancel()``). A thread of the library's own populates the view
+        without the write lock -- other connections keep reading and
+        committing, and what they commit meanwhile is caught up -- and one
+        short write transaction installs it; until then no transaction sees
+        it (or, for a name already registered, sees its previous
+        definition). ``progress(done, total)`` is called on that thread at
+        most every 1% and every 10 ms, first with ``done == 0`` and last with
+        ``done == total`` once installed (steps: each row counts once when
+        grouped and once when sorted); if it raises, the registration is
+        cancelled. A later ``register_view``, ``register_view_async`` or
+        ``unregister_view`` of ``name`` cancels it; ``close()`` stops it
+        (``ClosedError``). Arguments as for ``register_view``."""
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be callable")
+        encode(name, "view name")
+        reporter = _Reporter(progress)
+        serializer, metadata_serializer = self.serializer, self.metadata_serializer
+        definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
+                                          serializer, metadata_serializer,
+                                          lambda handle: CallbackTransaction(handle, serializer, metadata_serializer),
+                                          exceptions=reporter.exceptions)
+        handle = register_async(self._handle, name, definition, ctx, reporter)
+        return ViewRegistration(self, name, handle, reporter)
 
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases

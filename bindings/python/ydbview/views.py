@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -49,7 +50,7 @@ from ._base import _check, _enumerate, _index, _require_view, _Transaction
 from ._ffi import lib
 from ._text import decode, encode
 from ._values import IndexPath, Row, ViewRow
-from .errors import Status
+from .errors import Status, error_for
 from .mappings import Mappings
 from .notifications import CommitNotification, _NotificationList
 from .serializers import Serializer
@@ -69,6 +70,7 @@ __all__ = [
     "sorting",
     "key_sorting",
     "RegistrationOutcome",
+    "ViewRegistration",
     "ViewTransaction",
     "has_view_changes",
     "has_group_changes",
@@ -223,7 +225,11 @@ class _ViewCallbacks:
     read-only transaction out -- made only for those callbacks)."""
 
     def __init__(self, grouping: Grouping, sorting: Union[Sorting, KeySorting], serializer: Serializer,
-                 metadata_serializer: Serializer, lend: Callable[[Optional[int]], Any]) -> None:
+                 metadata_serializer: Serializer, lend: Callable[[Optional[int]], Any],
+                 exceptions: Optional[List[BaseException]] = None) -> None:
+        #: Where the trampolines keep what the callbacks raise, when not on
+        #: the calling thread (a background registration; see _callbacks).
+        self.exceptions = exceptions
         self.grouping = grouping
         self.sorting = sorting
         # Bound once: a sorting runs for every comparison.
@@ -283,14 +289,17 @@ def _as_sorting(sorting: Any, key: Any) -> Union[Sorting, KeySorting]:
 def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, persistent: bool,
                     collections: Optional[Iterable[str]], serializer: Serializer,
                     metadata_serializer: Serializer,
-                    lend: Callable[[Optional[int]], Any]) -> Tuple[_ffi.ViewDefinitionStruct, int]:
+                    lend: Callable[[Optional[int]], Any],
+                    exceptions: Optional[List[BaseException]] = None) -> Tuple[_ffi.ViewDefinitionStruct, int]:
     """The C definition of a view and the ctx of its callbacks, for
     ``ydb_view_register`` or ``ydb_view_set_definition`` to take with
     ``_callbacks.RELEASE``; pass it to C at once (until then nothing would
     release the ctx). The definition holds what it points to (ctypes keeps
     the trampolines and the collection names alive with it). ``lend`` makes
     the read-only transaction of a callback's C handle (the store's
-    ``CallbackTransaction``, which this module cannot import)."""
+    ``CallbackTransaction``, which this module cannot import). With
+    ``exceptions``, what the callbacks raise is kept there instead of on
+    the thread that runs them."""
     group_fn, sort_fn = _as_grouping(grouping), _as_sorting(sorting, key)
     definition = _ffi.ViewDefinitionStruct()
     definition.grouping_flavour = int(group_fn.flavour)
@@ -310,8 +319,139 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
         names = [encode(name, "collection") for name in collections]
         definition.allowed_collections = (c_char_p * max(len(names), 1))(*names)
         definition.allowed_collection_count = len(names)
-    ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer, lend))
+    ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer, lend,
+                                             exceptions))
     return definition, ctx
+
+
+# ---------------------------------------------------------------------------
+# Registering in the background (ydb_view_register_async): the progress and
+# done callbacks are one registry entry, which the done callback releases
+# (C calls it exactly once, last).
+# ---------------------------------------------------------------------------
+
+class _Reporter:
+    """What a background registration's thread reports to Python: the
+    user's progress callable, what the view's callbacks and it raised, and
+    how the registration ended."""
+
+    def __init__(self, progress: Optional[Callable[[int, int], Any]]) -> None:
+        self.progress = progress
+        #: Kept here by the trampolines (see _callbacks): the registration's
+        #: thread is not the caller's.
+        self.exceptions: List[BaseException] = []
+        self.status = -1
+        self.outcome = 0
+        self.message = ""
+
+    def report(self, done: int, total: int) -> int:
+        if self.progress is not None:
+            self.progress(done, total)
+        return 0
+
+
+def _finished(ctx: Optional[int], status: int, outcome: int, message: Optional[bytes]) -> None:
+    try:
+        reporter = _callbacks.pop(ctx)
+        if reporter is not None:
+            reporter.status, reporter.outcome = status, outcome
+            reporter.message = decode(message) if message else ""
+    except BaseException:  # pragma: no cover - nothing may reach C
+        pass
+
+
+# A progress callable that raises cancels the registration (C gets 1).
+_PROGRESS_TRAMPOLINE = _callbacks.trampoline(_ffi.REGISTRATION_PROGRESS_FN, failed=1, call=_Reporter.report)
+_DONE_TRAMPOLINE = _ffi.REGISTRATION_DONE_FN(_finished)
+
+
+def register_async(database_handle: int, name: str, definition: _ffi.ViewDefinitionStruct, ctx: int,
+                   reporter: _Reporter) -> int:
+    """Starts ``ydb_view_register_async``; returns the registration handle.
+    C releases ``ctx`` (the view's callbacks) whatever happens."""
+    callback_ctx = _callbacks.register(reporter)
+    handle = c_void_p()
+    status = lib.ydb_view_register_async(database_handle, encode(name, "view name"), byref(definition), ctx,
+                                         _callbacks.RELEASE, _PROGRESS_TRAMPOLINE, _DONE_TRAMPOLINE, callback_ctx,
+                                         byref(handle))
+    if status != Status.OK:
+        _callbacks.pop(callback_ctx)  # nothing started: no callback will come
+        _check(status)
+    return handle.value  # type: ignore[return-value]
+
+
+class ViewRegistration:
+    """A view registration running in the background
+    (``Database.register_view_async``), used like a
+    ``concurrent.futures.Future``: ``done()``, ``wait(timeout)``,
+    ``result(timeout)``, ``exception(timeout)``, ``cancel()``.
+
+    Its callbacks -- the view's grouping and sorting, and ``progress`` --
+    run on a thread of the library's own. What they raise stops the
+    registration (nothing is installed) and is raised again by
+    ``result()``.
+    """
+
+    def __init__(self, database: Any, name: str, handle: int, reporter: _Reporter) -> None:
+        self.database = database  # keeps the database open while we are
+        self.name = name
+        self._handle = handle
+        self._reporter = reporter
+        self._finalizer = weakref.finalize(self, lib.ydb_registration_free, handle)
+
+    def __repr__(self) -> str:
+        state = "finished" if self.done() else "running"
+        return f"ViewRegistration({self.name!r}, {state})"
+
+    def cancel(self) -> bool:
+        """Asks the registration to stop: it then ends with
+        ``CancelledError`` and installs nothing -- unless its install
+        already committed. Returns False (and does nothing) when it has
+        already finished."""
+        if self.done():
+            return False
+        _check(lib.ydb_registration_cancel(self._handle))
+        return True
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Waits until the registration finished (at most ``timeout``
+        seconds; None: as long as it takes); returns whether it did. From
+        its own callbacks it raises ``MisuseError`` (it would wait for itself)."""
+        milliseconds = -1 if timeout is None else max(0, int(timeout * 1000))
+        finished = c_int()
+        _check(lib.ydb_registration_wait(self._handle, milliseconds, byref(finished)))
+        return bool(finished.value)
+
+    def done(self) -> bool:
+        """Whether the registration finished (installed, failed or cancelled)."""
+        return self.wait(0)
+
+    def cancelled(self) -> bool:
+        """Whether it finished cancelled."""
+        return self.done() and self._reporter.status == Status.CANCELLED
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        """What ``result()`` would raise, or None when the view was
+        installed; waits as ``result()`` does."""
+        if not self.wait(timeout):
+            raise TimeoutError(f"the registration of view {self.name!r} is still running")
+        reporter = self._reporter
+        if reporter.exceptions:
+            return reporter.exceptions[0]
+        if reporter.status != Status.OK:
+            return error_for(reporter.status, reporter.message)
+        return None
+
+    def result(self, timeout: Optional[float] = None) -> RegistrationOutcome:
+        """Waits (at most ``timeout`` seconds, else ``TimeoutError``) and
+        returns how the view was built; or raises why it was not: the
+        exception a Python callback raised (as it was raised),
+        ``CancelledError``, ``ClosedError`` (its database closed),
+        ``CallbackFailedError``, ..."""
+        failure = self.exception(timeout)
+        if failure is not None:
+            raise failure
+        return RegistrationOutcome(self._reporter.outcome)
 
 
 # ---------------------------------------------------------------------------
