@@ -201,7 +201,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
         }
     }
 
-    private static func milliseconds() -> Int64 {
+    static func milliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
@@ -469,12 +469,26 @@ extension Database {
         var seen = reading!.snapshot
         try task.populationBegins(rows: try reading!.rowCount(allowedIn: view))
         built.populationTick = { try task.tick($0) }
+        var sortReadOpened: Int64?     // when the sort's own read transaction was opened
         built.populationPause = { more in
             reading?.end()
             reading = more ? try connection.beginReadTransaction() : nil
         }
         try built.repopulate(ViewWriteContext(rows: RowReader(handle: connection.handle), storage: connection.handle,
-                                              currentTransaction: { reading! }))
+                                              currentTransaction: {
+            // After the scan, the sort's callbacks still get a transaction:
+            // one opened for them and renewed every 50 ms, so that it pins
+            // the write-ahead log no longer than a scan chunk does.
+            let now = ViewRegistrationTask.milliseconds()
+            if let open = reading, sortReadOpened == nil || now - sortReadOpened! < 50 { return open }
+            reading?.end()
+            let opened = try connection.beginReadTransaction()   // ended below, or by the defer above
+            reading = opened
+            sortReadOpened = now
+            return opened
+        }))
+        reading?.end()   // the one opened for the sort's callbacks, if any
+        reading = nil
         built.populationTick = nil
         built.populationPause = nil
         // 3. Catching up on newer snapshots while many changes wait.

@@ -8,7 +8,7 @@ struct ViewWriteContext {
     let rows: RowReader
     let storage: SQLiteHandle
     private let fixed: ReadTransaction?
-    private let current: (() -> ReadTransaction)?
+    private let current: (() throws -> ReadTransaction)?
 
     init(rows: RowReader, storage: SQLiteHandle, transaction: ReadTransaction) {
         self.rows = rows
@@ -18,8 +18,9 @@ struct ViewWriteContext {
     }
 
     /// For a background population, which reads its rows a chunk per read
-    /// transaction: callbacks get the one open at the moment they run.
-    init(rows: RowReader, storage: SQLiteHandle, currentTransaction: @escaping () -> ReadTransaction) {
+    /// transaction: callbacks get the one open at the moment they run (one
+    /// is opened for them when the scan is over and the sort goes on).
+    init(rows: RowReader, storage: SQLiteHandle, currentTransaction: @escaping () throws -> ReadTransaction) {
         self.rows = rows
         self.storage = storage
         fixed = nil
@@ -27,5 +28,7 @@ struct ViewWriteContext {
     }
 
     /// The running transaction, for `CallbackTransaction.lend` only.
-    var transaction: ReadTransaction { fixed ?? current!() }
+    var transaction: ReadTransaction {
+        get throws { if let fixed { return fixed } else { return try current!() } }
+    }
 }
