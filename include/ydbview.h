@@ -1051,30 +1051,35 @@ int ydb_view_enumerate_registered(ydb_database *db, ydb_name_fn callback,
 **
 ** ydb_view_register_async registers a view as ydb_view_register does, but
 ** on a thread of the library's own, and returns at once (YapDatabase's
-** asyncRegisterExtension). The population reads the rows from a read
-** snapshot without holding the write lock: other connections keep reading
-** and committing meanwhile, and each commit records which rows it changed.
-** A last, short read-write transaction runs the view's callbacks for those
-** rows (as a commit would), stores the view and installs it; until that
-** commit no transaction sees the view (or, registering a name again, sees
-** its previous definition). That commit's notification carries the view's
-** changes, as ydb_view_register's does. A view that needs no population
+** asyncRegisterExtension). The population reads the rows from read
+** snapshots (10,000 rows each) without holding the write lock: other
+** connections keep reading and committing meanwhile, and each commit
+** records which rows it changed. A last, short read-write transaction runs
+** the view's callbacks for those rows (as a commit would) and installs the
+** view; until that commit no transaction sees it (or, registering a name
+** again, sees its previous definition). That commit's notification carries
+** the view's changes, as ydb_view_register's does. A persistent view is then
+** written to the database 20,000 rows per short write transaction (stored
+** as stale until the last one: if the process stops before, it is
+** repopulated at its next registration). A view that needs no population
 ** (a persistent view registered or stored with the same version tag) is
 ** installed at once, on that thread too.
 **
 **   progress   may be NULL. Called as progress(callback_ctx, done, total)
 **              at most every 1% and every 10 ms: first with done = 0, last
-**              with done = total once the view is installed. Steps, not
-**              rows: each row read counts once when it is grouped and once
-**              when it is sorted (total = 2 x rows; 0 when nothing is
-**              populated). Return 0 to go on; nonzero cancels.
+**              with done = total once the view is installed and stored.
+**              Steps, not rows: each row read counts once when it is
+**              grouped and once when it is sorted (total = 2 x rows; 0 when
+**              nothing is populated). Return 0 to go on; nonzero cancels.
 **   done       may be NULL. Called exactly once, last, as
-**              done(callback_ctx, status, outcome, message): status YDB_OK
-**              and outcome a YDB_VIEW_* value; or the failure -- the status
-**              (YDB_CALLBACK_FAILED, YDB_CANCELLED, YDB_CLOSED, ...), outcome
-**              0 and its message (borrowed, valid during the call; NULL on
-**              success). A failed or cancelled registration installed
-**              nothing and its destroy(ctx) has run before done is called.
+**              done(callback_ctx, status, outcome, message) once the view
+**              is installed and stored, or the registration failed: status
+**              YDB_OK and outcome a YDB_VIEW_* value; or the failure -- the
+**              status (YDB_CALLBACK_FAILED, YDB_CANCELLED, YDB_CLOSED, ...),
+**              outcome 0 and its message (borrowed, valid during the call;
+**              NULL on success). A failed or cancelled registration
+**              installed nothing and its destroy(ctx) has run before done
+**              is called.
 **
 ** Both run on the registration's thread, never on the caller's, and never
 ** inside a lock of the library: they may call any function, but waiting

@@ -127,7 +127,8 @@ final class ReplayTests: XCTestCase {
 
     func testUsageErrors() throws {
         for arguments in [[], ["frobnicate"], ["replay"], ["replay", "a", "b"],
-                          ["demo", "--commits"], ["demo", "--commits", "0"], ["demo", "--bogus"]] {
+                          ["demo", "--commits"], ["demo", "--commits", "0"], ["demo", "--bogus"],
+                          ["demo", "--rows", "99"]] {
             let run = try Self.run(arguments)
             XCTAssertEqual(run.status, 2, "\(arguments)")
             XCTAssertFalse(run.stderr.isEmpty, "\(arguments)")
@@ -169,6 +170,10 @@ final class ReplayTests: XCTestCase {
         let run = try Self.run(["demo", "--commits", "5", "--quiet"])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("5 commits"))
+        // A larger catalogue, registered in the background: still checked.
+        let larger = try Self.run(["demo", "--rows", "6000", "--commits", "10", "--quiet"])
+        XCTAssertEqual(larger.status, 0, larger.stderr)
+        XCTAssertTrue(String(decoding: larger.stdout, as: UTF8.self).contains("every changeset checked"))
         // Same seed, same run (the last line holds the elapsed time).
         func lines(_ run: Run) -> [Substring] {
             String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").dropLast()

@@ -48,8 +48,9 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// The name the view is being registered as.
     public let viewName: String
     let view: View
-    private let progressHandler: (@Sendable (ViewRegistrationProgress) -> Bool)?
-    private let completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?
+    // Used by the registration's thread only; let go once it finished.
+    private var progressHandler: (@Sendable (ViewRegistrationProgress) -> Bool)?
+    private var completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?
 
     private let lock = Mutex()
     /// Why it must stop (cancel, a later registration of the name, close).
@@ -219,6 +220,8 @@ public final class ViewRegistrationTask: @unchecked Sendable {
         }
         if case .success = result { _ = progressHandler?(ViewRegistrationProgress(done: total, total: total)) }
         completion?(result)
+        progressHandler = nil
+        completion = nil
         let waiting = lock.withLock {
             completionReturned = true
             defer { continuations.removeAll() }
@@ -270,6 +273,7 @@ final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
             running[ObjectIdentifier(task)] = nil
             if byName[Name(task.viewName)] === task { byName[Name(task.viewName)] = nil }
             recording.removeAll { $0 === task }
+            task.recorded.removeAll()
         }
     }
 

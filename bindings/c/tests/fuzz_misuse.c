@@ -2,10 +2,11 @@
 ** fuzz_misuse.c -- random sequences of C API calls with hostile arguments:
 ** live handles, handles of the wrong type, closed or freed (stale) handles,
 ** NULL, made-up handle values, invalid UTF-8, empty and long names, odd
-** sizes, out-of-range indexes, NULL out-pointers. Built with AddressSanitizer
-** and UBSan (CMakeLists.txt). Every call must return a documented status
-** (0..13) and nothing may crash, leak into a sanitizer report or hang (an
-** alarm fails the run). Time-bounded and seeded:
+** sizes, out-of-range indexes, NULL out-pointers; background registrations
+** running on their threads while their databases close. Built with
+** AddressSanitizer and UBSan (CMakeLists.txt). Every call must return a
+** documented status (0..14) and nothing may crash, leak into a sanitizer
+** report or hang (an alarm fails the run). Time-bounded and seeded:
 **
 **   fuzz_misuse [SECONDS]   (default 3; or YDBVIEW_FUZZ_SECONDS;
 **                            YDBVIEW_FUZZ_SEED picks the sequence)
@@ -35,8 +36,9 @@ static ydb_txn *transactions[SLOTS];
 static ydb_mappings *mappings[SLOTS];
 static ydb_changeset *changesets[SLOTS];
 static ydb_notification_list *lists[SLOTS];
+static ydb_registration *registrations[SLOTS];
 static void *stale[STALE];
-static long calls = 0, statuses[14] = {0}, undocumented = 0;
+static long calls = 0, statuses[15] = {0}, undocumented = 0;
 
 static void forget(void *handle) { stale[pick(STALE)] = handle; }
 
@@ -75,7 +77,7 @@ static size_t any_index(void) {
 
 static void record(int rc) {
     calls++;
-    if (rc < 0 || rc > 13) {
+    if (rc < 0 || rc > 14) {
         undocumented++;
         fprintf(stderr, "fuzz: undocumented status %d: %s\n", rc, ydb_errmsg());
     } else {
@@ -106,7 +108,7 @@ static void step(void) {
     void *data = NULL;
     size_t size = 0, count = 0;
     int rc = 0;
-    switch (pick(24)) {
+    switch (pick(26)) {
     case 0:
         if (databases[slot] == NULL) rc = ydb_database_open(pick(8) ? NULL : "", &databases[slot]);
         break;
@@ -232,6 +234,36 @@ static void step(void) {
             ydb_notification_list_free((ydb_notification_list *)any_handle((void **)transactions));
         }
         break;
+    case 23:
+        if (registrations[slot] == NULL) {
+            ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+            def.grouping = pick(10) ? group_first_byte : NULL;
+            def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+            def.sorting = sort_objects;
+            def.persistent = (int)pick(2);
+            rc = ydb_view_register_async(HANDLE(ydb_database, databases), any_name(), pick(10) ? &def : NULL,
+                                         NULL, NULL, NULL, NULL, NULL, pick(10) ? &registrations[slot] : NULL);
+        }
+        break;
+    case 24: {
+        ydb_registration *registration = (ydb_registration *)any_handle((void **)registrations);
+        int flag = 0;
+        switch (pick(4)) {
+        case 0: rc = ydb_registration_cancel(registration); break;
+        /* Never without a limit: this thread may hold the write lock it waits for. */
+        case 1: rc = ydb_registration_wait(registration, (int64_t)pick(3) * 5, pick(10) ? &flag : NULL); break;
+        case 2: rc = ydb_registration_result(registration, pick(10) ? &flag : NULL); break;
+        default:
+            if (registrations[slot] != NULL) {
+                rc = ydb_registration_free(registrations[slot]);
+                forget(registrations[slot]);
+                registrations[slot] = NULL;
+            } else {
+                rc = ydb_registration_free(registration);   /* wrong types must be left alone */
+            }
+        }
+        break;
+    }
     default:
         ydb_changeset_free((ydb_changeset *)any_handle((void **)changesets));
         break;
@@ -246,6 +278,7 @@ static void finish(void) {
         if (lists[i]) ydb_notification_list_free(lists[i]);
         if (mappings[i]) ydb_mappings_free(mappings[i]);
         if (transactions[i]) ydb_txn_end(transactions[i]);
+        if (registrations[i]) ydb_registration_free(registrations[i]);
     }
     for (size_t i = 0; i < SLOTS; i++) if (connections[i]) ydb_connection_close(connections[i]);
     for (size_t i = 0; i < SLOTS; i++) if (databases[i]) ydb_database_close(databases[i]);
@@ -253,6 +286,7 @@ static void finish(void) {
     memset(lists, 0, sizeof lists);
     memset(mappings, 0, sizeof mappings);
     memset(transactions, 0, sizeof transactions);
+    memset(registrations, 0, sizeof registrations);
     memset(connections, 0, sizeof connections);
     memset(databases, 0, sizeof databases);
 }
@@ -272,7 +306,7 @@ int main(int argc, char **argv) {
     }
     finish();
     printf("fuzz_misuse: %ld calls; statuses:", calls);
-    for (int code = 0; code <= 13; code++) if (statuses[code]) printf(" %s=%ld", ydb_errstr(code), statuses[code]);
+    for (int code = 0; code <= 14; code++) if (statuses[code]) printf(" %s=%ld", ydb_errstr(code), statuses[code]);
     printf("\n");
     CHECK(undocumented == 0);
     CHECK(calls > 1000);

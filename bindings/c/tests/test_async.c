@@ -599,7 +599,7 @@ static void *resume_later(void *arg) {
 }
 
 static void test_close_and_same_name(void) {
-    char path[] = "/tmp/ydbview-async-XXXXXX";
+    char path[] = "ydbview-async-XXXXXX"; /* in the working directory (ctest: the build folder) */
     char file[64];
     ydb_database *db = NULL;
     ydb_connection *conn = NULL;
