@@ -1054,9 +1054,11 @@ int ydb_view_enumerate_registered(ydb_database *db, ydb_name_fn callback,
 ** asyncRegisterExtension). The population reads the rows from read
 ** snapshots (10,000 rows each) without holding the write lock: other
 ** connections keep reading and committing meanwhile, and each commit
-** records which rows it changed. A last, short read-write transaction runs
-** the view's callbacks for those rows (as a commit would) and installs the
-** view; until that commit no transaction sees it (or, registering a name
+** records which rows it changed; the registration catches up with them on
+** newer snapshots (and, when commits change rows faster than it can, slows
+** them down by catching up in short slices under the write lock). A last,
+** short read-write transaction runs the view's callbacks for the rows
+** still waiting (as a commit would) and installs the view; until that commit no transaction sees it (or, registering a name
 ** again, sees its previous definition). That commit's notification carries
 ** the view's changes, as ydb_view_register's does. A persistent view is then
 ** written to the database 20,000 rows per short write transaction (stored

@@ -250,6 +250,51 @@ final class AsyncRegistrationTests: XCTestCase {
         XCTAssertEqual(database.registrationOutcome(ofView: "v"), .built)
     }
 
+    /// A writer that changes rows faster than the view's callbacks place
+    /// them (the grouping is slowed down here) would keep the catch-up from
+    /// ever converging: it is slowed down instead, by slices of the
+    /// catch-up under the write lock, and the registration completes while
+    /// the writer still runs.
+    func testAWriterFasterThanTheCatchUpIsSlowedDown() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        let rows = 3000
+        try fill(database, rows: rows)
+        let slow = Locked(false)
+        let pause = Pause(after: 1000)
+        var view = Self.view(pause: pause)
+        let grouping = view.grouping
+        view.grouping = ViewGrouping(flavour: grouping.flavour) { transaction, row in
+            if slow.value { usleep(300) }
+            return try grouping.run(transaction, row)
+        }
+        let completed = Locked(false)
+        let task = try database.registerViewAsync(view, name: "v", completion: { _ in completed.mutate { $0 = true } })
+        pause.waitUntilReached()
+        let writerDone = DispatchSemaphore(value: 0)
+        let commits = Locked(0)
+        Thread.detachNewThread {
+            defer { writerDone.signal() }
+            var rng = SeededGenerator(seed: 3)
+            guard let writer = try? database.newConnection() else { return }
+            while !completed.value {
+                try? writer.readWrite { t in
+                    for _ in 0..<20 { try Self.randomWrite(t, &rng, keys: rows) }
+                }
+                commits.mutate { $0 += 1 }
+            }
+        }
+        while commits.value < 20 { usleep(1000) }
+        slow.mutate { $0 = true }
+        pause.resume()
+        XCTAssertEqual(try task.wait(), .built)
+        XCTAssertEqual(writerDone.wait(timeout: .now() + 60), .success)
+        XCTAssertGreaterThan(task.catchUpSlices, 0)
+        slow.mutate { $0 = false }
+        try database.registerView(Self.view(), name: "sync")
+        try database.newConnection().read { t in XCTAssertEqual(try t.view("v")!.dump(), try t.view("sync")!.dump()) }
+    }
+
     /// A re-registration with a new tag: until its install, readers see the
     /// previous definition (kept up to date by commits); the install
     /// commit's notification gives mappings a valid changeset to the new one.

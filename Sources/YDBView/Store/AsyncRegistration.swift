@@ -66,7 +66,9 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// Signalled once the registration no longer uses its database.
     private let leftDatabase = Semaphore(value: 0)
 
-    // The registration's thread only.
+    // The registration's thread only (read by tests once it finished).
+    /// Catch-up slices it ran under the write lock (see `populateAndInstall`).
+    package private(set) var catchUpSlices = 0
     private var total = 0
     private var nextReport = 0
     private var lastReport: Int64 = 0
@@ -201,6 +203,8 @@ public final class ViewRegistrationTask: @unchecked Sendable {
             try checkStop()
         }
     }
+
+    func countSlice() { catchUpSlices += 1 }
 
     static func milliseconds() -> Int64 {
         var now = timespec()
@@ -408,9 +412,12 @@ extension Database {
     /// A population with at most this many changed rows left is caught up
     /// inside the install's write transaction.
     static let catchUpLimit = 1000
-    /// Catch-ups on read snapshots before the install takes the write lock
-    /// whatever is left (commits may keep coming faster than it catches up).
-    static let catchUpRounds = 8
+    /// Catch-ups on read snapshots go on while they shrink what waits (by a
+    /// tenth at least), up to this many; then the install takes the write
+    /// lock with whatever is left (commits may come faster than it catches up).
+    static let catchUpRounds = 32
+    /// Rows placed again per catch-up slice under the write lock.
+    static let sliceRows = 1000
     /// Rows of a persistent view stored per write transaction after its install.
     static let storeChunk = 20_000
 
@@ -495,17 +502,51 @@ extension Database {
         reading = nil
         built.populationTick = nil
         built.populationPause = nil
-        // 3. Catching up on newer snapshots while many changes wait.
+        // 3. Catching up on newer snapshots while many changes wait, and
+        //    fewer each time.
+        var waiting = Int.max
         for _ in 0..<Self.catchUpRounds {
             try task.checkStop()
-            guard registrations.changeCount(of: task, after: seen) > Self.catchUpLimit else { break }
+            let count = registrations.changeCount(of: task, after: seen)
+            guard count > Self.catchUpLimit, count < waiting - waiting / 10 else { break }
+            waiting = count
             seen = try connection.read { transaction -> UInt64 in
                 let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
                 try built.catchUp(changes, transaction.populationContext)
                 return transaction.snapshot
             }
         }
-        // 4. The install: the last changes and the view, in one write
+        // 4. Commits still come faster than the catch-up absorbs them: it
+        //    slows them down, catching up in slices under the write lock
+        //    (at most `sliceRows` rows placed again each), and letting them
+        //    in between, as long as the slice took at first, then shorter
+        //    each time the backlog did not shrink (a writer changes rows
+        //    faster than their callbacks place them).
+        var backlog = Int.max
+        var share = 1.0
+        while true {
+            let left = registrations.changeCount(of: task, after: seen) + built.unplacedCount
+            guard left > Self.catchUpLimit else { break }
+            if left >= backlog { share = max(0.01, share / 2) }
+            backlog = left
+            try task.checkStop()
+            let started = ViewRegistrationTask.milliseconds()
+            let transaction = try connection.beginReadWriteTransaction()
+            do {
+                let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
+                try built.catchUp(changes, placing: Self.sliceRows, transaction.populationContext)
+                seen = transaction.snapshot
+                transaction.rollback()   // it wrote nothing
+            } catch {
+                transaction.rollback()
+                throw error
+            }
+            task.countSlice()
+            let took = max(1, Int64(Double(ViewRegistrationTask.milliseconds() - started) * share))
+            var pause = timespec(tv_sec: Int(took / 1000), tv_nsec: Int(took % 1000) * 1_000_000)
+            nanosleep(&pause, nil)
+        }
+        // 5. The install: the last changes and the view, in one write
         //    transaction. No commit can come between the last take and
         //    this one's.
         var storage: Int64?
@@ -524,7 +565,7 @@ extension Database {
             if let storage { registrations.endStoring(storage) }
             throw error
         }
-        // 5. A persistent view's rows are stored a chunk per short write
+        // 6. A persistent view's rows are stored a chunk per short write
         //    transaction (its commits store the rows they change). Stopped
         //    by a close, it stays stored as stale: the next registration
         //    repopulates it.

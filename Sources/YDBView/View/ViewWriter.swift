@@ -291,6 +291,7 @@ final class ViewWriter {
             try reset(keys: [:], context)
         }
         if entries.isEmpty { entries = built.entries } else { entries += built.entries }
+        unplaced = built.unplaced
         loggedCreated.formUnion(built.loggedCreated)
         shrunkGroups.formUnion(built.shrunkGroups)
         state = built.state
@@ -322,14 +323,17 @@ final class ViewWriter {
     /// callbacks run again as their invoke options say). Rows that must
     /// move are all taken out first and then placed again, so a comparator
     /// only ever compares rows whose places agree with their contents.
-    func catchUp(_ changes: [Int64: RowChangeKind], _ context: ViewWriteContext) throws {
+    /// At most `limit` rows are placed again; the others wait, out of the
+    /// view, for the next call (`unplacedCount`), which reads them afresh.
+    func catchUp(_ changes: [Int64: RowChangeKind], placing limit: Int = .max,
+                 _ context: ViewWriteContext) throws {
         let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
         let rowids = changes.keys.sorted()
         for rowid in rowids { rowCache.forget(rowid) }
-        // Rows to place again, with their group when it is not re-run.
-        var unplaced: [(rowid: Int64, row: ViewRow, group: String?)] = []
+        var loaded: [Int64: ViewRow] = [:]
         for rowid in rowids {
             guard let row = try context.rows.row(rowid, flavour) else {
+                unplaced.removeValue(forKey: rowid)
                 if state.places.value(for: rowid) != nil, let rowKey = keys[rowid] {
                     try remove(rowid, rowKey, context)
                 }
@@ -339,29 +343,38 @@ final class ViewWriter {
             let rowKey = RowKey(collection: row.collection, key: row.key)
             let seen = keys[rowid] != nil
             keys[rowid] = rowKey
+            loaded[rowid] = row
             guard seen else {
-                unplaced.append((rowid, row, nil))
+                unplaced.updateValue(nil, forKey: rowid)
                 continue
             }
             let kind = changes[rowid]!
             let regroup = definition.grouping.options.isTriggered(by: kind)
             guard let current = state.places.value(for: rowid) else {
-                if regroup { unplaced.append((rowid, row, nil)) }
+                // Left out, or waiting to be placed again.
+                if regroup { unplaced.updateValue(nil, forKey: rowid) }
                 continue
             }
             if regroup || definition.sorting.options.isTriggered(by: kind) {
                 try remove(rowid, rowKey, context)
-                unplaced.append((rowid, row, regroup ? nil : current.group))
+                unplaced.updateValue(regroup ? nil : current.group, forKey: rowid)
             } else {
                 let index = state.group(current.group)!.index(of: current.label)!
                 logUpdate(rowid, rowKey, current.group, index, kind)
             }
         }
-        for (rowid, row, known) in unplaced {
-            guard let group = try known ?? runGrouping(row, context) else { continue }
+        for rowid in unplaced.keys.sorted().prefix(limit) {
+            let known = unplaced.removeValue(forKey: rowid)!
+            guard let row = try loaded[rowid] ?? context.rows.row(rowid, flavour),
+                  let group = try known ?? runGrouping(row, context) else { continue }
             try insert(rowid, row, into: group, context)
         }
     }
+
+    /// Rows a catch-up took out of the view and has not placed again yet,
+    /// with their group when it is not run again.
+    private var unplaced: [Int64: String?] = [:]
+    var unplacedCount: Int { unplaced.count }
 
     /// Every allowed row, as a callback of `flavour` reads it.
     private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext,
