@@ -197,15 +197,17 @@ struct ChangesetComputation {
                       original: from?.path, originalGroup: from?.sectionName,
                       final: to?.path, finalGroup: to?.sectionName)
         }
+        // In the view before and after, never leaving its place: shown or not
+        // shown only because a range window moved.
+        let staysInView = history?.isUpdateOnly ?? !histories.resetSeen
         switch (from, to) {
         case (nil, nil):
             return nil
         case (.some, nil):
-            guard history?.isUpdateOnly ?? !histories.resetSeen else { return change(.delete, [.object, .metadata]) }
-            // Still in the view, no longer shown (a window moved off it): the
-            // delete carries what changed in the row, as YapDatabase's does —
-            // its own updates and a dependency mark — or object and metadata
-            // when nothing did.
+            guard staysInView else { return change(.delete, [.object, .metadata]) }
+            // A window moved off it: the delete carries what changed in the
+            // row, as YapDatabase's does — its own updates and a dependency
+            // mark — or object and metadata when nothing did.
             rangeDriven.insert(rowid)
             var flags = history?.flags ?? []
             if markedRows.contains(rowid) { flags.insert(.dependency) }
@@ -213,7 +215,7 @@ struct ChangesetComputation {
         case (nil, .some):
             // A row a window moved onto is new to the table whatever changed in
             // it: object and metadata, never a dependency flag (YapDatabase's rule).
-            if history?.isUpdateOnly ?? !histories.resetSeen { rangeDriven.insert(rowid) }
+            if staysInView { rangeDriven.insert(rowid) }
             return change(.insert, [.object, .metadata])
         case (.some(let from), .some(let to)):
             let staysInSection = from.section == to.section && surviving.contains(from.section)

@@ -5,6 +5,13 @@ struct GroupWindow: Equatable {
     var length: Int { upper - lower }
 
     func contains(_ index: Int) -> Bool { index >= lower && index < upper }
+
+    /// The part of the window inside a group of `count` rows (empty at the
+    /// group's end when the window lies past it).
+    func clipped(to count: Int) -> GroupWindow {
+        let lower = min(max(self.lower, 0), count)
+        return GroupWindow(lower: lower, upper: min(max(upper, lower), count))
+    }
 }
 
 /// The live state of a flexible range: its current offset from its (view-order)
@@ -41,14 +48,7 @@ extension RangeOptions {
 
     /// The window of a flexible range in its current state, clipped to the group.
     func window(of state: FlexibleState, count: Int) -> GroupWindow {
-        switch pin {
-        case .beginning:
-            let lower = min(state.offset, count)
-            return GroupWindow(lower: lower, upper: min(lower + state.length, count))
-        case .end:
-            let upper = max(count - state.offset, 0)
-            return GroupWindow(lower: max(upper - state.length, 0), upper: upper)
-        }
+        unclippedWindow(of: state, count: count).clipped(to: count)
     }
 
     /// The window of a flexible range's state in view indexes, not clipped: for
@@ -88,8 +88,7 @@ extension RangeOptions {
             case .end: window.lower = window.upper - maxLength
             }
         } else if window.length < minLength && window.length < count {
-            window.lower = min(window.lower, count)
-            window.upper = min(max(window.upper, window.lower), count)
+            window = window.clipped(to: count)
             var missing = minLength - window.length
             let fromBelow = { (wanted: Int) -> Int in min(wanted, window.lower) }
             let fromAbove = { (wanted: Int) -> Int in min(wanted, count - window.upper) }
