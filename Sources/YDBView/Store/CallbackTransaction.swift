@@ -28,6 +28,8 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
 
     private init(running: ReadTransaction) {
         self.running = running
+        // `state` serves only `snapshot`, which never changes; views are read
+        // through `running` (`viewInstance`), whose working copies move on.
         super.init(connection: running.connection, state: running.state)
     }
 
@@ -38,7 +40,6 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
         let handle = running.connection.lock.withLock { () -> CallbackTransaction in
             let handle = running.lentHandle ?? CallbackTransaction(running: running)
             running.lentHandle = handle
-            handle.state = running.state    // a read-write transaction's views move on
             handle.calls += 1
             return handle
         }

@@ -7,14 +7,17 @@
 struct ViewWriteContext {
     let rows: RowReader
     let storage: SQLiteHandle
-    private let fixed: ReadTransaction?
-    private let current: (() throws -> ReadTransaction)?
+    private let source: TransactionSource
+
+    private enum TransactionSource {
+        case fixed(ReadTransaction)
+        case current(() throws -> ReadTransaction)
+    }
 
     init(rows: RowReader, storage: SQLiteHandle, transaction: ReadTransaction) {
         self.rows = rows
         self.storage = storage
-        fixed = transaction
-        current = nil
+        source = .fixed(transaction)
     }
 
     /// For a background population, which reads its rows a chunk per read
@@ -23,12 +26,16 @@ struct ViewWriteContext {
     init(rows: RowReader, storage: SQLiteHandle, currentTransaction: @escaping () throws -> ReadTransaction) {
         self.rows = rows
         self.storage = storage
-        fixed = nil
-        current = currentTransaction
+        source = .current(currentTransaction)
     }
 
     /// The running transaction, for `CallbackTransaction.lend` only.
     var transaction: ReadTransaction {
-        get throws { if let fixed { return fixed } else { return try current!() } }
+        get throws {
+            switch source {
+            case .fixed(let transaction): return transaction
+            case .current(let open): return try open()
+            }
+        }
     }
 }
