@@ -70,10 +70,12 @@ extension Mappings {
     /// `rangePosition(forGroup:)` gives the same window as offsets from both ends.
     public func rangeOptions(forGroup group: String) -> RangeOptions? {
         guard var options = ranges[group] else { return nil }
-        if options.isFlexible, let state = flexibleStates[group] {
-            options = options.current(offset: state.offset, length: state.length)
-        } else if options.isFixed, let window = layout?.windows[group] {
-            options = options.current(offset: options.offset, length: window.length)
+        if let window = layout?.windows[group] {
+            if options.isFlexible, let state = flexibleStates[group] {
+                options = options.current(offset: state.offset, length: state.length)
+            } else {
+                options = options.current(offset: options.offset, length: window.length)
+            }
         }
         return reversedGroups.contains(group) ? options.withPinFlipped() : options
     }
