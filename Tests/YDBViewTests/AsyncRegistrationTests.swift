@@ -42,30 +42,13 @@ final class AsyncRegistrationTests: XCTestCase {
     /// on ties). `failOn`: the grouping throws for that key.
     static func view(tag: String = "1", keyed: Bool = false, persistent: Bool = true,
                      collections: [String]? = nil, pause: Pause? = nil, failOn: String? = nil) -> View {
-        let grouping = ViewGrouping(flavour: .object) { row in
+        var view = rankView(tag: tag, persistent: persistent, collections: collections, keyed: keyed)
+        view.grouping = ViewGrouping(flavour: .object) { row in
             pause?.pass()
             if let failOn, row.key == failOn { throw Failure() }
             return Item.group(row.object)
         }
-        if keyed {
-            let sorting = ViewSorting(flavour: .object, key: { _, row in
-                var key = SortKey()
-                key.append(Int64(Item.rank(row.object)))
-                key.append(row.key)
-                key.append(row.collection)
-                return key
-            })
-            return View(grouping: grouping, sorting: sorting, versionTag: tag, isPersistent: persistent,
-                        allowedCollections: collections)
-        }
-        let sorting = ViewSorting(flavour: .object) { _, a, b in
-            let ra = Item.rank(a.object), rb = Item.rank(b.object)
-            if ra != rb { return ra < rb ? .ascending : .descending }
-            if a.key != b.key { return a.key < b.key ? .ascending : .descending }
-            return a.collection < b.collection ? .ascending : a.collection == b.collection ? .same : .descending
-        }
-        return View(grouping: grouping, sorting: sorting, versionTag: tag, isPersistent: persistent,
-                    allowedCollections: collections)
+        return view
     }
 
     static let groups = ["g0", "g1", "g2", "g3", "-"]
