@@ -185,10 +185,8 @@ class Database(_Closeable):
         kept exactly as long as the view: until ``unregister_view``, a new
         registration of ``name``, or ``close()``."""
         encoded = encode(name, "view name")
-        serializer, metadata_serializer = self.serializer, self.metadata_serializer
-        definition, ctx = view_definition(
-            grouping, sorting, key, version_tag, persistent, collections, serializer, metadata_serializer,
-            lambda handle: CallbackTransaction(handle, serializer, metadata_serializer))
+        definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
+                                          self.serializer, self.metadata_serializer, self._lender())
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_view_register(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
         outcome = c_int()
@@ -217,13 +215,18 @@ class Database(_Closeable):
             raise TypeError("progress must be callable")
         encode(name, "view name")
         reporter = _Reporter(progress)
-        serializer, metadata_serializer = self.serializer, self.metadata_serializer
         definition, ctx = view_definition(grouping, sorting, key, version_tag, persistent, collections,
-                                          serializer, metadata_serializer,
-                                          lambda handle: CallbackTransaction(handle, serializer, metadata_serializer),
+                                          self.serializer, self.metadata_serializer, self._lender(),
                                           exceptions=reporter.exceptions)
         handle = register_async(self._handle, name, definition, ctx, reporter)
         return ViewRegistration(self, name, handle, reporter)
+
+    def _lender(self) -> Callable[[Optional[int]], "CallbackTransaction"]:
+        """Makes a callback's read-only transaction from its C handle, with
+        today's serializers (the view's callbacks keep them too); holds no
+        reference to the database."""
+        serializer, metadata_serializer = self.serializer, self.metadata_serializer
+        return lambda handle: CallbackTransaction(handle, serializer, metadata_serializer)
 
     def unregister_view(self, name: str) -> None:
         """Unregisters view ``name`` (an unknown name is ignored) and releases
