@@ -124,6 +124,50 @@ func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) -> T) -> T {
     }
 }
 
+/// Lends `rows` to C as an array of `ydb_view_row`s for the duration of
+/// `body`, each row converted once (a population's sort compares each row
+/// about log2(n) times). The strings are copied into one block: a Swift
+/// string may have no storage of its own to point at. Objects and metadata
+/// are not copied: they point into `rows`' arrays, which stay alive and
+/// unchanged until `body` returns.
+private func withCViewRows<T>(_ rows: [ViewRow], _ body: (UnsafePointer<CViewRow>) throws -> T) rethrows -> T {
+    // Rows come collection by collection: one copy per run of a collection.
+    var size = 0
+    var previous: String?
+    for row in rows {
+        if row.collection != previous { size += row.collection.utf8.count + 1; previous = row.collection }
+        size += row.key.utf8.count + 1
+    }
+    let text = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
+    let cRows = UnsafeMutablePointer<CViewRow>.allocate(capacity: max(rows.count, 1))
+    defer { text.deallocate(); cRows.deallocate() }   // CViewRow holds no references
+    var end = 0
+    func copy(_ string: String) -> UnsafePointer<CChar> {
+        let start = text + end
+        var contiguous = string
+        contiguous.withUTF8 { bytes in
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count) }
+            start[bytes.count] = 0
+            end += bytes.count + 1
+        }
+        return UnsafePointer(start)
+    }
+    func pointer(_ data: [UInt8]?) -> (UnsafeRawPointer?, UInt) {
+        guard let data else { return (nil, 0) }
+        if data.isEmpty { return (UnsafeRawPointer(emptyBytes), 0) }
+        return data.withUnsafeBytes { ($0.baseAddress, UInt($0.count)) }
+    }
+    previous = nil
+    var collection: UnsafePointer<CChar>?
+    for (index, row) in rows.enumerated() {
+        if row.collection != previous { collection = copy(row.collection); previous = row.collection }
+        let (object, objectSize) = pointer(row.object), (metadata, metadataSize) = pointer(row.metadata)
+        (cRows + index).initialize(to: CViewRow(collection: collection, key: copy(row.key), object: object,
+                                                objectSize: objectSize, metadata: metadata, metadataSize: metadataSize))
+    }
+    return try withExtendedLifetime(rows) { try body(cRows) }
+}
+
 func order(_ value: Int32) -> ViewOrder {
     value < 0 ? .ascending : value == 0 ? .same : .descending
 }
@@ -187,6 +231,29 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
     return order(result)
 }
 
+/// A population's sort of one group: the rows are converted once, then every
+/// comparison calls the user's comparator with two of them.
+private func sortPrepared(_ view: String, _ slot: ViewSlot, _ group: String, _ rows: [ViewRow],
+                          _ sort: ((ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws {
+    let callbacks = try slot.current(view)   // held for the whole sort
+    guard let sorting = callbacks.sorting else { return try sort { _, _, _ in .same } }
+    try group.withCString { groupName in
+        try withCViewRows(rows) { cRows in
+            try sort { transaction, a, b in
+                precondition(a >= 0 && a < rows.count && b >= 0 && b < rows.count, "row position out of range")
+                var result: Int32 = 0
+                let status = withCallbackTxn(transaction) { txn in
+                    sorting(callbacks.ctx, txn, groupName, cRows + a, cRows + b, &result)
+                }
+                if status != 0 {
+                    throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
+                }
+                return order(result)
+            }
+        }
+    }
+}
+
 private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
                          _ row: ViewRow) throws -> SortKey {
     let callbacks = try slot.current(view)
@@ -242,9 +309,11 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
         ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
             try callSortKey(name, slot, txn, group, row)
         })
-        : ViewSorting(flavour: sortingFlavour, options: sortingOptions) { txn, group, lhs, rhs in
+        : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
-        }
+        }, prepared: { group, rows, sort in
+            try sortPrepared(name, slot, group, rows, sort)
+        })
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
     var allowed: [String]?
     if let names = definition.allowedCollections {

@@ -154,11 +154,24 @@ public struct ViewSorting: Sendable {
         case key(@Sendable (ReadTransaction, String, ViewRow) throws -> SortKey)
     }
 
+    /// For bindings whose comparator needs each row converted to its own
+    /// form (C structs, Python objects): a population sorts a group through
+    /// it, so that each row is converted once per sort, not twice per
+    /// comparison. It converts `rows`, then calls `sort` with a comparator of
+    /// positions in `rows`, which the engine calls with the transaction
+    /// running each comparison. Its order must be the comparator's.
+    package typealias PreparedComparator = @Sendable (
+        _ group: String, _ rows: [ViewRow],
+        _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void
+    ) throws -> Void
+
     public let flavour: ViewFlavour
     public let options: InvokeOptions
     /// True when the body takes the transaction.
     public let readsTransaction: Bool
     let form: Form
+    /// Set only with a comparator (see `PreparedComparator`).
+    private(set) var prepared: PreparedComparator?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
@@ -183,11 +196,26 @@ public struct ViewSorting: Sendable {
         })
     }
 
+    /// A comparator reading the transaction running it, with the form a
+    /// population sorts through (for bindings).
+    package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator,
+                 prepared: @escaping PreparedComparator) {
+        self.init(flavour: flavour, options: options, body)
+        self.prepared = { group, rows, sort in
+            try prepared(group, rows) { compare in
+                try withoutActuallyEscaping(compare) { compare in
+                    try sort { running, a, b in try CallbackTransaction.lend(running) { try compare($0, a, b) } }
+                }
+            }
+        }
+    }
+
     private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = reads
         self.form = form
+        prepared = nil
     }
 
     /// Whether this is the sort-key form.

@@ -203,40 +203,62 @@ final class ViewWriter {
             }
             return (groups, scannedKeys)
         case .comparator(let compare):
-            var grouped: [Name: [(rowid: Int64, row: ViewRow)]] = [:]
+            final class ScannedGroup {
+                var rowids: [Int64] = []
+                var rows: [ViewRow] = []
+            }
+            var grouped: [Name: ScannedGroup] = [:]
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
                 if let group = try runGrouping(row, context) {
-                    grouped[Name(group), default: []].append((rowid, row.narrowed(to: sortingFlavour)))
+                    let scanned = grouped[Name(group)] ?? { let new = ScannedGroup(); grouped[Name(group)] = new; return new }()
+                    scanned.rowids.append(rowid)
+                    scanned.rows.append(row.narrowed(to: sortingFlavour))
                 }
             }
             // Progress (an asynchronous registration): pass by pass, and a
             // cancellation check every few thousand comparisons.
             let tick = populationTick
             var done = scannedKeys.count
+            let prepared = definition.sorting.prepared
             let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
-                let rows = grouped.removeValue(forKey: name)!
-                let group = name.value
+                let scanned = grouped.removeValue(forKey: name)!
+                let group = name.value, count = scanned.rows.count
                 let start = done
                 var comparisons = 0
                 let afterPass: ((Int, Int) throws -> Void)? = tick.map { tick in
                     { pass, passes in
-                        done = start + rows.count * pass / passes
+                        done = start + count * pass / passes
                         try tick(done)
                     }
                 }
                 // Sort positions, not rows: the merge then moves integers.
-                let order = try StableSort.sort(Array(rows.indices), afterPass: afterPass) { a, b in
-                    if let tick {
-                        comparisons += 1
-                        if comparisons & 4095 == 0 { try tick(done) }
+                func sortPositions(_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> [Int] {
+                    try StableSort.sort(Array(0..<count), afterPass: afterPass) { a, b in
+                        if let tick {
+                            comparisons += 1
+                            if comparisons & 4095 == 0 { try tick(done) }
+                        }
+                        return try Self.callback(viewName, "sorting") {
+                            try compare(context.transaction, a, b)
+                        } == .ascending
                     }
-                    return try Self.callback(viewName, "sorting") {
-                        try compare(context.transaction, group, rows[a].row, rows[b].row)
-                    } == .ascending
                 }
-                done = start + rows.count
-                return (name, order.map { (rows[$0].rowid, nil) })
+                var order: [Int] = []
+                if let prepared {
+                    // Errors pass as they are: the comparisons' are already
+                    // named, and a cancellation must stay one.
+                    try prepared(group, scanned.rows) { compare in order = try sortPositions(compare) }
+                    guard order.count == count else {
+                        throw YDBError(.callbackFailed, "view '\(viewName)': the sorting binding did not sort the group")
+                    }
+                } else {
+                    let rows = scanned.rows
+                    order = try sortPositions { running, a, b in try compare(running, group, rows[a], rows[b]) }
+                }
+                scanned.rows = []
+                done = start + count
+                return (name, order.map { (scanned.rowids[$0], nil) })
             }
             return (groups, scannedKeys)
         }

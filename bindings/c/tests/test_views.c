@@ -740,6 +740,114 @@ static void test_misuse(void) {
     CHECK(counter.destroyed == 1);
 }
 
+/* ---- population sorts each group with every row converted once ---- */
+
+/* Orders by object bytes (shorter first on a common prefix), then metadata
+** presence and bytes, then collection, then key: every field of the row the
+** population hands over is compared, so a wrongly converted field shows. */
+typedef struct {
+    long comparisons;
+    long fail_at;   /* fail the comparison with this number (0: never) */
+} sort_probe;
+
+static int compare_bytes(const void *a, size_t a_size, const void *b, size_t b_size) {
+    size_t common = a_size < b_size ? a_size : b_size;
+    int order = common ? memcmp(a, b, common) : 0;
+    return order ? order : (a_size > b_size) - (a_size < b_size);
+}
+
+static int sort_every_field(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
+                            const ydb_view_row *b, int *out_order) {
+    sort_probe *probe = (sort_probe *)ctx;
+    int order;
+    (void)txn;
+    if (strcmp(group, "g") != 0) return 7;
+    if (++probe->comparisons == probe->fail_at) return 9;
+    if (a->object == NULL || b->object == NULL) return 8;   /* the row flavour reads objects */
+    order = compare_bytes(a->object, a->object_size, b->object, b->object_size);
+    if (!order) order = (a->metadata != NULL) - (b->metadata != NULL);
+    if (!order && a->metadata) order = compare_bytes(a->metadata, a->metadata_size, b->metadata, b->metadata_size);
+    if (!order) order = strcmp(a->collection, b->collection);
+    if (!order) order = strcmp(a->key, b->key);
+    *out_order = order;
+    return 0;
+}
+
+static int group_all_rows(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)ctx; (void)txn; (void)row;
+    return ydb_group_result_set(result, "g");
+}
+
+static int register_every_field(ydb_database *db, const char *name, sort_probe *probe) {
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    def.grouping = group_all_rows;
+    def.sorting = sort_every_field;
+    def.persistent = 0;
+    return ydb_view_register(db, name, &def, probe, NULL);
+}
+
+static void test_population_sort(void) {
+    enum { ROWS = 1500 };
+    static const char *collections[] = {"a", "a-much-longer-collection-name", "zz"};
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    sort_probe populated = {0, 0}, committed = {0, 0}, failing = {0, 40};
+    unsigned seed = 12345;
+    size_t count = 0, i;
+    int registered = 1;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    /* "committed" is registered first: it places every row one commit at a
+    ** time; "populated" is registered over the same rows afterwards. */
+    REQUIRE_OK(register_every_field(db, "committed", &committed));
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    for (i = 0; i < ROWS; i++) {
+        char key[64], object[8], metadata[3];
+        size_t object_size = (seed = seed * 1103515245u + 12345u) % 4;   /* empty objects too */
+        size_t j;
+        for (j = 0; j < object_size; j++) object[j] = (char)('a' + (seed >> (8 + j)) % 3);
+        metadata[0] = (char)('0' + (seed >> 20) % 2);
+        /* small keys (stored inside a Swift string) and long ones */
+        snprintf(key, sizeof key, (seed >> 24) % 2 ? "k%zu" : "a-key-long-enough-to-live-on-the-heap-%zu", i);
+        CHECK_OK(ydb_txn_set_object(txn, collections[(seed >> 16) % 3], key, object, object_size,
+                                    (seed >> 12) % 2 ? metadata : NULL, (seed >> 12) % 2 ? 1 : 0));
+    }
+    REQUIRE_OK(ydb_txn_commit(txn));
+    CHECK_OK(register_every_field(db, "populated", &populated));
+    CHECK(populated.comparisons > ROWS);
+
+    /* Same order as one commit at a time. */
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_count_in_group(txn, "populated", "g", &count));
+    CHECK(count == ROWS);
+    for (i = 0; i < count; i++) {
+        char *c1 = NULL, *k1 = NULL, *c2 = NULL, *k2 = NULL;
+        CHECK_OK(ydb_view_key_at(txn, "populated", "g", i, &c1, &k1));
+        CHECK_OK(ydb_view_key_at(txn, "committed", "g", i, &c2, &k2));
+        if (c1 && c2 && k1 && k2 && (strcmp(c1, c2) != 0 || strcmp(k1, k2) != 0)) {
+            CHECK(!"population and commits give the same order");
+            i = count;
+        }
+        ydb_free(c1); ydb_free(k1); ydb_free(c2); ydb_free(k2);
+    }
+    CHECK_OK(ydb_txn_end(txn));
+
+    /* A comparison failing halfway through the sort: a clear error, and the
+    ** view is not registered. */
+    CHECK_RC(register_every_field(db, "failing", &failing), YDB_CALLBACK_FAILED);
+    CHECK(strstr(ydb_errmsg(), "sorting callback failed") != NULL);
+    CHECK(failing.comparisons == failing.fail_at);
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_is_registered(txn, "failing", &registered));
+    CHECK(registered == 0);
+    CHECK_OK(ydb_txn_end(txn));
+
+    CHECK_OK(ydb_connection_close(conn));
+    CHECK_OK(ydb_database_close(db));
+}
+
 int main(void) {
     test_population_and_mutations();
     test_key_flavour();
@@ -748,6 +856,7 @@ int main(void) {
     test_queries();
     test_isolation();
     test_failures();
+    test_population_sort();
     test_set_definition();
     test_hostile_names();
     test_misuse();
