@@ -33,6 +33,11 @@ final class SQLiteHandle {
         // at checkpoints, not on every commit. The engine checkpoints itself
         // (`Checkpointer`), so no commit runs SQLite's automatic checkpoint;
         // when the log restarts it is cut back to `WALPolicy.sizeLimit`.
+        // The schema's triggers count the row writes of other programs (a
+        // stale view is detected when the database next opens); the engine's
+        // own writes are already known to its views, and a trigger per row
+        // written was a third of a bulk insert's time.
+        ydb_sqlite_enable_triggers(handle, 0)
         sqlite3_exec(handle, """
             PRAGMA synchronous = NORMAL;
             PRAGMA wal_autocheckpoint = 0;

@@ -25,10 +25,11 @@ enum Schema {
 
     /// Version 2: views know when they are stale (see docs/behaviour.md, "Stale views"),
     /// and all views share one table.
-    /// `row_version` counts every change to `ydb_rows`, by this library or
-    /// by any other SQLite client (triggers); `row_version_seen` is its value
-    /// after this library's last commit, so a difference at open means
-    /// someone else changed rows. `ydb_views.fresh` is 1 while a stored view
+    /// `row_version` counts every change to `ydb_rows` by any other SQLite
+    /// client (triggers; this library's connections do not fire them, since
+    /// version 0.2); `row_version_seen` is its value when this library last
+    /// opened the database, so a difference at open means someone else
+    /// changed rows. `ydb_views.fresh` is 1 while a stored view
     /// has seen every row change; version-1 views start stale.
     static let migrateToVersion2 = """
         ALTER TABLE ydb_views ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;
@@ -117,14 +118,12 @@ enum Schema {
         return try select.step() ? select.int64(0) : nil
     }
 
-    /// Records a commit: its snapshot number, and that this library has seen
-    /// every row change so far (`row_version_seen`).
+    /// Records a commit's snapshot number. `row_version_seen` needs no update:
+    /// the engine's connections fire no triggers (`SQLiteHandle.init`), so
+    /// `row_version` moves only when another program writes rows, and the
+    /// difference stays until the next open marks the stored views stale.
     static func writeSnapshot(_ handle: SQLiteHandle, _ snapshot: UInt64) throws {
-        let update = try handle.statement("""
-            UPDATE ydb_meta SET value = CASE name WHEN 'snapshot' THEN ?1
-                ELSE (SELECT value FROM ydb_meta WHERE name = 'row_version') END
-            WHERE name IN ('snapshot', 'row_version_seen')
-            """)
+        let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'snapshot'")
         update.bind(1, Int64(bitPattern: snapshot))
         try update.run()
     }
