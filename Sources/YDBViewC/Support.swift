@@ -91,6 +91,10 @@ final class LastError {
     /// thread (see `withCallbackTxn`), and the count that numbers them.
     var callbackTxn: (token: UInt, transaction: ReadTransaction)?
     var callbackTxnCalls: UInt = 0
+    /// Where the grouping callback running on this thread answers, and the
+    /// count that numbers those calls.
+    var groupResult: GroupResultBox?
+    var groupResultCalls: UInt = 0
 
     deinit { free(message) }
 

@@ -93,11 +93,45 @@ extension CallbackSlot where Callbacks == ViewCallbacks {
     }
 }
 
-/// Where a grouping callback writes its answer (`ydb_group_result`).
+/// Where a grouping callback writes its answer (`ydb_group_result`). The
+/// handle is a per-call token checked against the call running on this
+/// thread, as a sort key's is: grouping runs once per row of a population,
+/// and a registry entry per call (a global lock and a dictionary, twice) cost
+/// more than the call itself.
 final class GroupResultBox {
+    let token: UInt
     var group: String?
     var failure: String?
+
+    init(token: UInt) { self.token = token }
+
+    /// Runs `body` with a fresh result as the thread's current one.
+    static func run(_ body: (OpaquePointer?) -> Int32) -> (GroupResultBox, Int32) {
+        let thread = currentLastError(create: true)!
+        thread.groupResultCalls &+= 1
+        let result = GroupResultBox(token: groupResultTag | (thread.groupResultCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0))
+        let outer = thread.groupResult
+        thread.groupResult = result
+        defer { thread.groupResult = outer }
+        return (result, body(OpaquePointer(bitPattern: result.token)))
+    }
+
+    /// The result `handle` names, if it is the one of the grouping call
+    /// running on this thread.
+    static func active(_ handle: OpaquePointer?) throws -> GroupResultBox {
+        guard let handle else { throw YDBError(.misuse, "group result handle is NULL") }
+        guard let result = currentLastError(create: false)?.groupResult,
+              result.token == UInt(bitPattern: handle) else {
+            throw YDBError(.misuse, "group result handle is not the one of a grouping callback running on this thread")
+        }
+        return result
+    }
 }
+
+/// The high bits of every group result token: never a registry token, a
+/// sort-key token (0x5…), a callback transaction token (0x6…) or a small
+/// integer.
+let groupResultTag: UInt = 0x7000_0000_0000_0000
 
 /// Empty blobs must reach C as non-NULL pointers (NULL means "not read").
 // Never written or freed: shared freely.
@@ -196,11 +230,8 @@ private func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadT
                           _ row: ViewRow) throws -> String? {
     let callbacks = try slot.current(view)
     guard let grouping = callbacks.grouping else { return nil }
-    let result = GroupResultBox()
-    let handle = registry.register(result)
-    defer { registry.unregister(handle) }
-    let status = withCallbackTxn(transaction) { txn in
-        withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) }
+    let (result, status) = withCallbackTxn(transaction) { txn in
+        GroupResultBox.run { handle in withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) } }
     }
     if let failure = result.failure {
         throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
@@ -352,7 +383,7 @@ public func ydb_view_definition_init(_ definition: UnsafeMutableRawPointer?) -> 
 @_cdecl("ydb_group_result_set")
 public func ydb_group_result_set(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> Int32 {
     run {
-        let result = try lookup(handle, GroupResultBox.self, "group result")
+        let result = try GroupResultBox.active(handle)
         do {
             result.group = try string(group, "group")
         } catch let error as YDBError {

@@ -706,6 +706,21 @@ static void test_hostile_names(void) {
 
 /* ---- misuse: NULL and stale handles, NULL outputs ---- */
 
+/* Keeps the result handle it was given, then answers: the handle must not
+** work after the call. */
+static int group_keeping_handle(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
+    (void)txn; (void)row;
+    *(ydb_group_result **)ctx = result;
+    return ydb_group_result_set(result, "g");
+}
+
+static int sort_by_key_only(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
+                            const ydb_view_row *b, int *out_order) {
+    (void)ctx; (void)txn; (void)group;
+    *out_order = strcmp(a->key, b->key);
+    return 0;
+}
+
 static void test_misuse(void) {
     ydb_database *db;
     ydb_connection *conn;
@@ -730,9 +745,23 @@ static void test_misuse(void) {
     CHECK_RC(ydb_view_key_at(txn, V, "g", (size_t)-1, &collection, &key), YDB_NOTFOUND);
     CHECK_RC(ydb_view_enumerate_groups(txn, V, NULL, NULL), YDB_INVALID_ARGUMENT);
     CHECK_RC(ydb_group_result_set(NULL, "g"), YDB_MISUSE);
+    CHECK_RC(ydb_group_result_set((ydb_group_result *)(uintptr_t)0x7000000000000010u, "g"), YDB_MISUSE);
     CHECK_RC(ydb_view_definition_init(NULL), YDB_MISUSE);
     CHECK_RC(ydb_view_enumerate_registered(NULL, collect_names, NULL), YDB_MISUSE);
     ydb_txn_end(txn);
+    {
+        /* A result handle kept past its grouping call is refused. */
+        ydb_group_result *kept = NULL;
+        ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+        CHECK_OK(set_row(conn, "c", "k", "g:1"));
+        def.grouping = group_keeping_handle;
+        def.sorting = sort_by_key_only;
+        def.persistent = 0;
+        CHECK_OK(ydb_view_register(db, "keeps", &def, &kept, NULL));
+        CHECK(kept != NULL);
+        CHECK_RC(ydb_group_result_set(kept, "g"), YDB_MISUSE);
+        CHECK(strstr(ydb_errmsg(), "not the one of a grouping callback") != NULL);
+    }
     CHECK_RC(ydb_view_unregister((ydb_database *)conn, V), YDB_MISUSE);
     ydb_connection_close(conn);
     ydb_database_close(db);
