@@ -190,10 +190,10 @@ extension ReadWriteTransaction {
             let lower = places.rank(of: start), upper = min(places.count, lower + limit)
             var next: Int64?
             var failure: Error?
+            var stored = ViewStorage.BulkPut(id: id, handle)
             places.forEach(in: lower ..< upper) { rowid, place in
                 do {
-                    try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
-                                        sortKey: place.sortKey, handle)
+                    try stored.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
                     next = rowid + 1
                     return true
                 } catch {
@@ -202,6 +202,7 @@ extension ReadWriteTransaction {
                 }
             }
             if let failure { throw failure }
+            try stored.finish()
             guard upper == places.count else { return next }
             try ViewStorage.setFresh(true, id: id, handle)
             if Tuning.checksInvariants { try writer(named: name)!.checkInvariants(storedIn: handle) }

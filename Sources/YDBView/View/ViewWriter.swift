@@ -157,10 +157,11 @@ final class ViewWriter {
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
+            var writer = ViewStorage.BulkPut(id: id, context.storage)
             for (rowid, place) in places {
-                try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
-                                    sortKey: place.sortKey, context.storage)
+                try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
             }
+            try writer.finish()
         }
         newState.places = CountedTree(sorted: places)
         state = newState
@@ -181,19 +182,22 @@ final class ViewWriter {
         case .key(let keyFunction):
             // Equal keys keep the scan order, as the comparator form's stable
             // sort does: the scan position breaks ties.
-            var grouped: [Name: [(key: SortKey, scan: Int, rowid: Int64)]] = [:]
+            final class KeyedGroup {
+                var rows: [(key: SortKey, scan: Int, rowid: Int64)] = []
+            }
+            var grouped = ScanGroups { KeyedGroup() }
             var scan = 0
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
                 guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
                 let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
-                grouped[Name(group), default: []].append((key, scan, rowid))
+                grouped[group].rows.append((key, scan, rowid))
                 scan += 1
             }
             var done = scannedKeys.count
-            let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
-                let rows = grouped[name]!.sorted {
+            let groups = try grouped.byName.keys.sorted().map { name -> (Name, [SortedRow]) in
+                let rows = grouped.byName.removeValue(forKey: name)!.rows.sorted {
                     let order = SortKey.compare($0.key.bytes, $1.key.bytes)
                     return order != 0 ? order < 0 : $0.scan < $1.scan
                 }
@@ -207,11 +211,11 @@ final class ViewWriter {
                 var rowids: [Int64] = []
                 var rows: [ViewRow] = []
             }
-            var grouped: [Name: ScannedGroup] = [:]
+            var grouped = ScanGroups { ScannedGroup() }
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
                 if let group = try runGrouping(row, context) {
-                    let scanned = grouped[Name(group)] ?? { let new = ScannedGroup(); grouped[Name(group)] = new; return new }()
+                    let scanned = grouped[group]
                     scanned.rowids.append(rowid)
                     scanned.rows.append(row.narrowed(to: sortingFlavour))
                 }
@@ -221,8 +225,8 @@ final class ViewWriter {
             let tick = populationTick
             var done = scannedKeys.count
             let prepared = definition.sorting.prepared
-            let groups = try grouped.keys.sorted().map { name -> (Name, [SortedRow]) in
-                let scanned = grouped.removeValue(forKey: name)!
+            let groups = try grouped.byName.keys.sorted().map { name -> (Name, [SortedRow]) in
+                let scanned = grouped.byName.removeValue(forKey: name)!
                 let group = name.value, count = scanned.rows.count
                 let start = done
                 var comparisons = 0
@@ -324,10 +328,10 @@ final class ViewWriter {
         // In rowid order, as `repopulate` writes them.
         if storing, let id = instance.storageID {
             var failure: Error?
+            var writer = ViewStorage.BulkPut(id: id, context.storage)
             state.places.forEach { rowid, place in
                 do {
-                    try ViewStorage.put(id: id, rowid: rowid, group: place.group, label: place.label,
-                                        sortKey: place.sortKey, context.storage)
+                    try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
                     return true
                 } catch {
                     failure = error
@@ -335,6 +339,7 @@ final class ViewWriter {
                 }
             }
             if let failure { throw failure }
+            try writer.finish()
         }
     }
 
@@ -672,6 +677,27 @@ final class ViewWriter {
             throw error
         } catch {
             throw YDBError(.callbackFailed, "view '\(view)': \(kind) callback failed: \(error)")
+        }
+    }
+}
+
+/// A population's groups by name, as its scan meets them. Consecutive rows
+/// of one group (every row of a one-group view) find it without hashing
+/// its name again.
+private struct ScanGroups<Group: AnyObject> {
+    var byName: [Name: Group] = [:]
+    private var last: (name: String, group: Group)?
+    private let make: () -> Group
+
+    init(_ make: @escaping () -> Group) { self.make = make }
+
+    subscript(name: String) -> Group {
+        mutating get {
+            if let last, bytesEqual(last.name, name) { return last.group }
+            let group = byName[Name(name)] ?? make()
+            byName[Name(name)] = group
+            last = (name, group)
+            return group
         }
     }
 }
