@@ -1017,11 +1017,13 @@ int ydb_view_register(ydb_database *db, const char *name,
                       ydb_destructor_fn destroy);
 
 /*
-** Stale views.  Every change to the rows advances a counter stored in the
-** database, in the same SQLite transaction -- also a change made while a
-** view was not registered, or by another SQLite client (triggers keep the
-** counter). A stored view that missed a change is stale, and registering
-** it repopulates it even with the same version tag.
+** Stale views.  A commit through this library that changes rows while a
+** stored view is not registered marks that view stale, in the same SQLite
+** transaction. Changes made by another SQLite client advance a counter
+** stored in the database (triggers, which this library's own connections
+** do not fire), checked whenever the database is opened. A stored view
+** that missed a change is stale, and registering it repopulates it even
+** with the same version tag.
 **
 ** ydb_view_registration_outcome stores in *out_outcome how the registered
 ** view `name` was built when it was last registered: one of the values
