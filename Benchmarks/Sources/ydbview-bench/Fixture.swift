@@ -59,6 +59,19 @@ enum Data {
         }
         return View(grouping: grouping, sorting: sorting, versionTag: versionTag)
     }
+
+    /// The same order by sort keys: the rank (8 bytes) then the key's UTF-8
+    /// (a terminated text component), so a key is about 8 + key length + 1 bytes.
+    static func keyView(versionTag: String = "1") -> View {
+        let grouping = ViewGrouping(flavour: .object) { row in groupName(group(row.object!)) }
+        let sorting = ViewSorting(flavour: .object, key: { _, row in
+            var key = SortKey()
+            key.append(rank(row.object!))
+            key.append(row.key)
+            return key
+        })
+        return View(grouping: grouping, sorting: sorting, versionTag: versionTag)
+    }
 }
 
 /// One database (engine) and one plain SQLite file (baseline) holding the

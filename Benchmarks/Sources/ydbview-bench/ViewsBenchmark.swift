@@ -9,6 +9,8 @@ struct ViewsResult {
     var populate: [Double] = [], createIndex: [Double] = [], populateInMemory: [Double] = []
     var populateGroupingCalls = 0, populateSortingCalls = 0
     var rssPerRow: [Double] = [], peakPerRow: [Double] = []
+    /// The same view sorted by sort keys: memory kept per row.
+    var keyedRSSPerRow: [Double] = []
     var insertCalls: [Int] = [], appendCalls: [Int] = [], updateCalls: [Int] = []
     var insertGroupSizes: [Int] = []
     var insert = Samples(), insertPlain = Samples()
@@ -82,6 +84,14 @@ enum ViewsBenchmark {
             let (_, memory) = try timed { try fixture.database.registerView(inMemory, name: "inMemory") }
             result.populateInMemory.append(memory)
             try fixture.database.unregisterView(name: "inMemory")
+            try fixture.catchUp()
+
+            // The same order by sort keys: what keeping the keys costs.
+            let keyedBefore = residentBytes()
+            try fixture.database.registerView(Data.keyView(), name: "keyed")
+            try fixture.catchUp()
+            result.keyedRSSPerRow.append(Double(residentBytes() - keyedBefore) / Double(fixture.n))
+            try fixture.database.unregisterView(name: "keyed")
             try fixture.catchUp()
         }
         result.groupSize = try fixture.writer.read { try $0.view(Data.viewName)!.numberOfItems(inGroup: "g0") }

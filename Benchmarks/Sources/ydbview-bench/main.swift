@@ -107,7 +107,7 @@ print("\(ProcessInfo.processInfo.activeProcessorCount) cores; load average at st
 if !viewsResults.isEmpty {
     var population = Table("Views: population (registerView) vs CREATE INDEX on the plain table",
                            ["rows", "registerView", "CREATE INDEX (grp, rank)", "engine ÷ index", "same view, isPersistent: false",
-                            "grouping calls/row", "sorting calls/row", "log2(group)", "RSS/row kept", "peak RSS/row while populating",
+                            "grouping calls/row", "sorting calls/row", "log2(group)", "RSS/row kept", "RSS/row kept, sort keys", "peak RSS/row while populating",
                             "load rows (engine / plain)"])
     var calls = Table("Views: sorting-callback calls per one-row commit",
                       ["rows", "rows in g0", "random insert (median, max)", "⌈log2(m+1)⌉",
@@ -127,6 +127,7 @@ if !viewsResults.isEmpty {
                         String(format: "%.1f", Double(r.populateSortingCalls) / Double(r.n)),
                         String(format: "%.1f", log2(Double(r.groupSize))),
                         String(format: "%.0f B", median(r.rssPerRow)),
+                        String(format: "%.0f B", median(r.keyedRSSPerRow)),
                         String(format: "%.0f B", median(r.peakPerRow)),
                         "\(sec(r.loadEngine)) / \(sec(r.loadPlain))"])
         let insertMedian = median(r.insertCalls.map(Double.init))
