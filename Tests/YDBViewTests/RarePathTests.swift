@@ -44,6 +44,47 @@ final class RarePathTests: XCTestCase {
     }
 }
 
+/// Groups that come and go: the row index keeps each group by a small id, and
+/// the ids of emptied groups are dropped (the index renumbered) once there
+/// are many, so they do not pile up.
+final class GroupIDTests: XCTestCase {
+    func testGroupsThatComeAndGoAreRenumberedAway() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        try database.registerView(rankView(), name: "v")
+        let connection = try database.newConnection()
+        let before = RarePaths.shared.current
+        try connection.readWrite { t in
+            for index in 0 ..< 20 {
+                try t.setObject(Item.encode(group: "g", rank: index), forKey: "k\(index)", inCollection: "c", metadata: nil)
+            }
+        }
+        for round in 0 ..< 300 {
+            try connection.readWrite { t in
+                try t.setObject(Item.encode(group: "t\(round)", rank: round), forKey: "x\(round)", inCollection: "c",
+                                metadata: nil)
+                // Moving a stable row to another group and back uses the ids too.
+                try t.setObject(Item.encode(group: "u\(round)", rank: 3), forKey: "k3", inCollection: "c", metadata: nil)
+            }
+            try connection.readWrite { t in
+                try t.removeObject(forKey: "x\(round)", inCollection: "c")
+                try t.setObject(Item.encode(group: "g", rank: 3), forKey: "k3", inCollection: "c", metadata: nil)
+            }
+        }
+        try connection.readWrite { t in
+            try t.setObject(Item.encode(group: "late", rank: 1), forKey: "y", inCollection: "c", metadata: nil)
+        }
+        #if DEBUG
+        XCTAssertGreaterThan(RarePaths.shared.current.groupRenumbers, before.groupRenumbers, "never renumbered")
+        #endif
+        let dump = try connection.read { try $0.view("v")!.dump() }
+        XCTAssertEqual(dump["g"], (0 ..< 20).map { "k\($0)" })
+        XCTAssertEqual(dump["late"], ["y"])
+        XCTAssertEqual(dump.count, 2)
+        XCTAssertEqual(try connection.read { try $0.view("v")!.position(forKey: "k3", inCollection: "c")?.index }, 3)
+    }
+}
+
 /// `PendingMarks` (the dependency marks' blocks) against a plain sorted array,
 /// over enough marks that blocks split, empty and shift.
 final class PendingMarksTests: XCTestCase {

@@ -23,6 +23,8 @@ enum Tuning {
 package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
     package struct Counts: Equatable, Sendable {
         package var splits = 0, merges = 0, relabels = 0
+        /// A view's row index renumbered its group ids (`ViewState`).
+        package var groupRenumbers = 0
     }
     private let lock = Mutex()
     private var counts = Counts()

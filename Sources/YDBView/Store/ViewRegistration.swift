@@ -184,14 +184,14 @@ extension ReadWriteTransaction {
     /// replaced meanwhile).
     func storeRows(ofView name: String, storageID id: Int64, from start: Int64, limit: Int) throws -> Int64? {
         try viewWork {
-            guard let places = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state.places : nil }) else {
+            guard let state = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state : nil }) else {
                 return nil
             }
-            let lower = places.rank(of: start), upper = min(places.count, lower + limit)
+            let lower = state.rank(ofRowid: start), upper = min(state.totalCount, lower + limit)
             var next: Int64?
             var failure: Error?
             var stored = ViewStorage.BulkPut(id: id, handle)
-            places.forEach(in: lower ..< upper) { rowid, place in
+            state.forEachPlace(inRanks: lower ..< upper) { rowid, place in
                 do {
                     try stored.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
                     next = rowid + 1
@@ -203,7 +203,7 @@ extension ReadWriteTransaction {
             }
             if let failure { throw failure }
             try stored.finish()
-            guard upper == places.count else { return next }
+            guard upper == state.totalCount else { return next }
             try ViewStorage.setFresh(true, id: id, handle)
             if Tuning.checksInvariants { try writer(named: name)!.checkInvariants(storedIn: handle) }
             return nil

@@ -7,6 +7,38 @@ struct RowPlace {
     var sortKey: SortKey?
 }
 
+/// A `RowPlace` as the row index stores it: the group by id (see
+/// `GroupIDs`). 24 bytes where a group name would make it 32: the index
+/// holds one per row, and a comparator view keeps ~56 bytes per row in all.
+struct StoredPlace {
+    let groupID: UInt32
+    var label: Int64
+    var sortKey: SortKey?
+}
+
+/// The group names a view's rows are in, each under a small id that the row
+/// index stores instead of the name. An id stays with its name while the
+/// contents live on from commit to commit (a group that empties keeps its
+/// id); a population starts afresh. A value: copying it shares the arrays,
+/// and a commit copies them only when it meets a new group.
+struct GroupIDs {
+    private var names: [String] = []
+    private var ids: [Name: UInt32] = [:]
+
+    subscript(id: UInt32) -> String { names[Int(id)] }
+
+    /// Names given an id so far (live groups and groups that emptied).
+    var count: Int { names.count }
+
+    mutating func id(for name: String) -> UInt32 {
+        if let id = ids[Name(name)] { return id }
+        let id = UInt32(names.count)
+        names.append(name)
+        ids[Name(name)] = id
+        return id
+    }
+}
+
 /// One group's rows in sorted order: order label → rowid.
 typealias GroupTree = CountedTree<Int64, Int64>
 
@@ -14,7 +46,8 @@ typealias GroupTree = CountedTree<Int64, Int64>
 /// structure, and a copy never sees later changes.
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
-    var places = CountedTree<Int64, RowPlace>()
+    private(set) var places = CountedTree<Int64, StoredPlace>()
+    private(set) var groupIDs = GroupIDs()
 
     var groupNames: [String] {
         var names: [String] = []
@@ -32,11 +65,44 @@ struct ViewState: ViewContents {
         self.group(group)?.element(at: index)?.value
     }
 
+    /// Where `rowid` stands, or nil when it is not in the view.
+    func place(of rowid: Int64) -> RowPlace? { places.value(for: rowid).map(resolved) }
+
+    func contains(rowid: Int64) -> Bool { places.value(for: rowid) != nil }
+
+    /// Visits the places of the rows at `ranks` (positions in rowid order;
+    /// all rows when nil), in rowid order, while `body` returns true.
+    func forEachPlace(inRanks ranks: Range<Int>? = nil, _ body: (Int64, RowPlace) -> Bool) {
+        if let ranks {
+            places.forEach(in: ranks) { rowid, stored in body(rowid, resolved(stored)) }
+        } else {
+            places.forEach { rowid, stored in body(rowid, resolved(stored)) }
+        }
+    }
+
+    /// The position of the first row whose rowid is >= `rowid`, in rowid order.
+    func rank(ofRowid rowid: Int64) -> Int { places.rank(of: rowid) }
+
+    private func resolved(_ stored: StoredPlace) -> RowPlace {
+        RowPlace(group: groupIDs[stored.groupID], label: stored.label, sortKey: stored.sortKey)
+    }
+
     func locate(rowid: Int64) -> (group: String, index: Int)? {
-        guard let place = places.value(for: rowid),
+        guard let place = place(of: rowid),
               let index = group(place.group)?.index(of: place.label) else { return nil }
         return (place.group, index)
     }
+
+    /// Builds contents from whole group trees and every row's place, sorted
+    /// by rowid, with the ids its places use: a population or a stored view
+    /// read back.
+    init(groups members: [(GroupName, GroupTree)], places sorted: [(Int64, StoredPlace)], groupIDs ids: GroupIDs) {
+        for (name, tree) in members { groups.insert(name, tree) }
+        places = CountedTree(sorted: sorted)
+        groupIDs = ids
+    }
+
+    init() {}
 
     // MARK: Mutations (used by ViewWriter)
 
@@ -47,7 +113,7 @@ struct ViewState: ViewContents {
             tree.insert(label, rowid)
             groups.insert(name, tree)
         }
-        places.insert(rowid, RowPlace(group: group, label: label, sortKey: sortKey))
+        places.insert(rowid, StoredPlace(groupID: groupIDs.id(for: group), label: label, sortKey: sortKey))
     }
 
     /// The sort key of a row (nil for a comparator view or an unknown row).
@@ -61,15 +127,39 @@ struct ViewState: ViewContents {
     /// Removes a row; returns where it stood.
     @discardableResult
     mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
-        guard let place = places.remove(rowid) else { return nil }
-        let name = GroupName(value: place.group)
+        guard let stored = places.remove(rowid) else { return nil }
+        let group = groupIDs[stored.groupID]
+        let name = GroupName(value: group)
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
-            guard let index = tree.index(of: place.label) else { return nil }
-            tree.remove(place.label)
+            guard let index = tree.index(of: stored.label) else { return nil }
+            tree.remove(stored.label)
             return (index, tree.isEmpty)
         }) ?? nil else { return nil }
-        if emptied { groups.remove(name) }
-        return (place.group, index)
+        if emptied {
+            groups.remove(name)
+            dropEmptiedGroupIDsIfMany()
+        }
+        return (group, index)
+    }
+
+    /// Ids of groups that emptied are dropped once there are more of them
+    /// than an eighth of the rows (and than 64): renumbering rewrites the
+    /// whole row index, O(rows), so it costs O(1) per emptied group, and a
+    /// view whose groups come and go keeps a few bytes per row for the
+    /// names of gone groups at most.
+    private mutating func dropEmptiedGroupIDsIfMany() {
+        guard groupIDs.count - groups.count > max(64, places.count / 8) else { return }
+        RarePaths.shared.count(\.groupRenumbers)
+        var ids = GroupIDs()
+        var renumbered: [(Int64, StoredPlace)] = []
+        renumbered.reserveCapacity(places.count)
+        places.forEach { rowid, stored in
+            let groupID = ids.id(for: groupIDs[stored.groupID])
+            renumbered.append((rowid, StoredPlace(groupID: groupID, label: stored.label, sortKey: stored.sortKey)))
+            return true
+        }
+        places = CountedTree(sorted: renumbered)
+        groupIDs = ids
     }
 
     /// Gives the rows at `range` of `group` new labels (same order).
@@ -162,8 +252,11 @@ extension ViewState {
         }
         if let problem { return problem }
         if rows != places.count { return "groups hold \(rows) rows, places \(places.count)" }
+        if groupIDs.count - groups.count > max(64, places.count / 8) {
+            return "\(groupIDs.count - groups.count) ids of emptied groups kept for \(places.count) rows"
+        }
         let keyed = places.first?.value.sortKey != nil
-        places.forEach { rowid, place in
+        forEachPlace { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false

@@ -79,21 +79,24 @@ enum ViewStorage {
             "SELECT row, grp, label, sort_key FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
         select.bind(1, id)
-        var places: [(Int64, RowPlace)] = []
+        var places: [(Int64, StoredPlace)] = []
         var members: [Name: [(Int64, Int64)]] = [:]
+        var ids = GroupIDs()
+        var last: (group: String, id: UInt32)?
         var allKeyed = true
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
             let key = select.blob(3).map { SortKey(bytes: $0) }
             if key == nil { allKeyed = false }
             members[Name(group), default: []].append((label, rowid))
-            places.append((rowid, RowPlace(group: group, label: label, sortKey: withSortKeys ? key : nil)))
+            // Rows of one group usually come together: no hashing for those.
+            let groupID: UInt32
+            if let last, bytesEqual(last.group, group) { groupID = last.id } else { groupID = ids.id(for: group) }
+            last = (group, groupID)
+            places.append((rowid, StoredPlace(groupID: groupID, label: label, sortKey: withSortKeys ? key : nil)))
         }
-        var state = ViewState()
-        for (group, rows) in members {
-            state.groups.insert(group, GroupTree(sorted: rows.sorted { $0.0 < $1.0 }))
-        }
-        state.places = CountedTree(sorted: places)
+        let trees = members.map { (GroupName(value: $0.key.value), GroupTree(sorted: $0.value.sorted { $0.0 < $1.0 })) }
+        let state = ViewState(groups: trees, places: places, groupIDs: ids)
         return (state, allKeyed)
     }
 

@@ -58,7 +58,7 @@ final class ViewWriter {
         guard definition.allows(row.collection) else { return }
         rowCache.forget(rowid)
         let rowKey = RowKey(collection: row.collection, key: row.key)
-        let current = state.places.value(for: rowid)
+        let current = state.place(of: rowid)
         let newGroup = definition.grouping.options.isTriggered(by: kind) ? try runGrouping(row, context) : current?.group
         guard let newGroup else {
             if current != nil { try remove(rowid, rowKey, context) }
@@ -137,10 +137,11 @@ final class ViewWriter {
         } else {
             keys.merge(scannedKeys) { logged, _ in logged }
         }
-        var newState = ViewState()
-        var places: [(Int64, RowPlace)] = []
+        var places: [(Int64, StoredPlace)] = []
+        var trees: [(GroupName, GroupTree)] = []
+        var ids = GroupIDs()
         for (name, rows) in groups {
-            let group = name.value
+            let group = name.value, groupID = ids.id(for: group)
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
             logCreatedIfNew(group)
             var members: [(Int64, Int64)] = []
@@ -148,10 +149,10 @@ final class ViewWriter {
             for (index, entry) in rows.enumerated() {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
-                places.append((entry.rowid, RowPlace(group: group, label: label, sortKey: entry.sortKey)))
+                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label, sortKey: entry.sortKey)))
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
-            newState.groups.insert(GroupName(value: group), GroupTree(sorted: members))
+            trees.append((GroupName(value: group), GroupTree(sorted: members)))
         }
         places.sort { $0.0 < $1.0 }
         // Written in rowid order: appending to the table's B-tree instead of
@@ -159,11 +160,11 @@ final class ViewWriter {
         if let id = instance.storageID {
             var writer = ViewStorage.BulkPut(id: id, context.storage)
             for (rowid, place) in places {
-                try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
+                try writer.put(rowid: rowid, group: ids[place.groupID], label: place.label, sortKey: place.sortKey)
             }
             try writer.finish()
         }
-        newState.places = CountedTree(sorted: places)
+        let newState = ViewState(groups: trees, places: places, groupIDs: ids)
         state = newState
         instance.hint = .none
     }
@@ -329,7 +330,7 @@ final class ViewWriter {
         if storing, let id = instance.storageID {
             var failure: Error?
             var writer = ViewStorage.BulkPut(id: id, context.storage)
-            state.places.forEach { rowid, place in
+            state.forEachPlace { rowid, place in
                 do {
                     try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
                     return true
@@ -361,7 +362,7 @@ final class ViewWriter {
         for rowid in rowids {
             guard let row = try context.rows.row(rowid, flavour) else {
                 unplaced.removeValue(forKey: rowid)
-                if state.places.value(for: rowid) != nil, let rowKey = keys[rowid] {
+                if state.contains(rowid: rowid), let rowKey = keys[rowid] {
                     try remove(rowid, rowKey, context)
                 }
                 continue
@@ -377,7 +378,7 @@ final class ViewWriter {
             }
             let kind = changes[rowid]!
             let regroup = definition.grouping.options.isTriggered(by: kind)
-            guard let current = state.places.value(for: rowid) else {
+            guard let current = state.place(of: rowid) else {
                 // Left out, or waiting to be placed again.
                 if regroup { unplaced.updateValue(nil, forKey: rowid) }
                 continue
@@ -456,7 +457,7 @@ final class ViewWriter {
         let stored = try ViewStorage.places(id: id, handle)
         precondition(stored.count == state.totalCount,
                      "view '\(instance.name)': \(stored.count) stored rows, \(state.totalCount) in memory")
-        state.places.forEach { rowid, place in
+        state.forEachPlace { rowid, place in
             let row = stored[rowid]
             precondition(row.map { bytesEqual($0.0, place.group) && $0.1 == place.label } ?? false,
                          "view '\(instance.name)': row \(rowid) stored as \(String(describing: row)), in memory \(place)")
