@@ -298,3 +298,44 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         XCTAssertNil(try reader.read { try $0.view("v") })
     }
 }
+
+/// A view's rows are read a batch of 64 at a time: ranges across batch
+/// boundaries, both directions, a stop in the middle of a batch, and the
+/// objects each row holds.
+final class BatchedEnumerationTests: XCTestCase {
+    func testRangesAcrossBatchesMatchTheRowsOneByOne() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        try database.registerView(rankView(), name: "v")
+        let connection = try database.newConnection()
+        try connection.readWrite { t in
+            for index in 0 ..< 150 {
+                try t.setObject(Item.encode(group: "g", rank: (index * 37) % 150), forKey: "k\(index)",
+                                inCollection: "c", metadata: index % 3 == 0 ? [UInt8(index)] : nil)
+            }
+        }
+        try connection.read { t in
+            let view = try XCTUnwrap(t.view("v"))
+            let expected = try (0 ..< 150).map { try XCTUnwrap(view.rowKey(at: $0, inGroup: "g")) }
+            for (range, reverse) in [(0 ..< 150, false), (0 ..< 150, true), (63 ..< 129, false), (1 ..< 65, true),
+                                     (64 ..< 64, false), (140 ..< 400, false)] {
+                var seen: [(RowKey, Int)] = []
+                try view.enumerateRows(inGroup: "g", range: range, reverse: reverse) { key, object, metadata, index, _ in
+                    XCTAssertEqual(object, try t.object(forKey: key.key, inCollection: key.collection))
+                    XCTAssertEqual(metadata, try t.metadata(forKey: key.key, inCollection: key.collection))
+                    seen.append((key, index))
+                }
+                let indexes = Array(range.clamped(to: 0 ..< 150))
+                let order = reverse ? indexes.reversed() : indexes
+                XCTAssertEqual(seen.map(\.1), order, "\(range) reverse: \(reverse)")
+                XCTAssertEqual(seen.map(\.0), order.map { expected[$0] }, "\(range) reverse: \(reverse)")
+            }
+            var visited = 0
+            try view.enumerateRows(inGroup: "g") { _, _, _, index, stop in
+                visited += 1
+                if index == 69 { stop = true }
+            }
+            XCTAssertEqual(visited, 70, "a stop in the second batch ends the enumeration there")
+        }
+    }
+}

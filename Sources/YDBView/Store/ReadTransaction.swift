@@ -176,5 +176,10 @@ public class ReadTransaction: @unchecked Sendable {
     /// Loads what a callback of `flavour` reads for `rowid`.
     func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow { try rows.loadRow(rowid, flavour) }
 
+    /// `loadRow` for up to `RowReader.batchSize` rows at once, in order.
+    func loadRows(_ rowids: ArraySlice<Int64>, _ flavour: ViewFlavour) throws -> [ViewRow] {
+        try rows.loadRows(rowids, flavour)
+    }
+
     func rowKey(forRowid rowid: Int64) throws -> RowKey? { try rows.rowKey(forRowid: rowid) }
 }

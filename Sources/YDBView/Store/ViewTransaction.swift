@@ -120,21 +120,37 @@ public struct ViewTransaction {
         let lower = max(0, range?.lowerBound ?? 0)
         let upper = min(tree.count, range?.upperBound ?? tree.count)
         guard lower < upper else { return }
+        // Rows are read a batch at a time (one statement for up to 64), and
+        // handed over one by one: a range on screen costs a few statements.
         var index = reverse ? upper - 1 : lower
         var failure: Error?
-        tree.forEach(in: lower ..< upper, reverse: reverse) { _, rowid in
-            do {
-                let row = try transaction.access { try transaction.loadRow(rowid, flavour) }
+        var rowids: [Int64] = []
+        rowids.reserveCapacity(RowReader.batchSize)
+        func handOver() throws -> Bool {
+            let rows = try transaction.access { try transaction.loadRows(rowids[...], flavour) }
+            rowids.removeAll(keepingCapacity: true)
+            for row in rows {
                 var stop = false
                 try transaction.connection.runningUserCode(.enumeration) { try body(row, index, &stop) }
                 index += reverse ? -1 : 1
-                return !stop
+                if stop { return false }
+            }
+            return true
+        }
+        var going = true
+        tree.forEach(in: lower ..< upper, reverse: reverse) { _, rowid in
+            rowids.append(rowid)
+            guard rowids.count == RowReader.batchSize else { return true }
+            do {
+                going = try handOver()
             } catch {
                 failure = error
-                return false
+                going = false
             }
+            return going
         }
         if let failure { throw failure }
+        if going && !rowids.isEmpty { _ = try handOver() }
     }
 
     // MARK: Find
