@@ -12,6 +12,8 @@
 **               that catches up after every commit, vs the same statement
 **               in BEGIN/COMMIT on the indexed plain table; the WAL's
 **               largest size over the run
+**   reads       the first 50 rows of the group (ydb_view_read_rows) vs
+**               SELECT ... ORDER BY rank LIMIT 50 on the indexed table
 ** Both stores use WAL and synchronous=NORMAL. Medians of `commits` samples.
 ** Prints a Markdown table; progress goes to stderr.
 */
@@ -137,7 +139,7 @@ static void sql(sqlite3 *db, const char *text) {
 }
 
 typedef struct {
-    double populate, update, insert, remove, peak_per_row, kept_per_row;
+    double populate, update, insert, remove, peak_per_row, kept_per_row, top50;
     long wal, wal_after_register;
 } figures;
 
@@ -194,6 +196,21 @@ static void plain_run(const char *path, int rows, int commits, figures *out) {
         }
         *pass_figure(out, pass) = median(samples, commits);
     }
+    {
+        sqlite3_stmt *top;
+        sqlite3_prepare_v2(db, "SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank LIMIT 50", -1, &top, NULL);
+        for (i = 0; i < commits; i++) {
+            start = now();
+            while (sqlite3_step(top) == SQLITE_ROW) {
+                (void)sqlite3_column_text(top, 0);
+                (void)sqlite3_column_blob(top, 1);
+            }
+            sqlite3_reset(top);
+            samples[i] = now() - start;
+        }
+        out->top50 = median(samples, commits);
+        sqlite3_finalize(top);
+    }
     for (pass = 0; pass < 3; pass++) sqlite3_finalize(statements[pass]);
     sqlite3_close(db);
     free(samples);
@@ -248,6 +265,17 @@ static void engine_run(const char *path, int rows, int commits, int keyed, figur
         }
         *pass_figure(out, pass) = median(samples, commits);
     }
+    MUST(ydb_txn_begin_read(writer, &txn));
+    for (i = 0; i < commits; i++) {
+        void *buffer;
+        size_t size, count;
+        start = now();
+        MUST(ydb_view_read_rows(txn, "v", "all", 0, 50, 0, &buffer, &size, &count));
+        samples[i] = now() - start;
+        ydb_free(buffer);
+    }
+    MUST(ydb_txn_end(txn));
+    out->top50 = median(samples, commits);
     ydb_connection_close(reader);
     ydb_connection_close(writer);
     ydb_database_close(db);
@@ -302,6 +330,8 @@ int main(int argc, char **argv) {
     printf("| delete commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
            plain.remove * 1e6, compared.remove * 1e6, compared.remove / plain.remove, keyed.remove * 1e6,
            keyed.remove / plain.remove);
+    printf("| read the first 50 rows | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n", plain.top50 * 1e6,
+           compared.top50 * 1e6, compared.top50 / plain.top50, keyed.top50 * 1e6, keyed.top50 / plain.top50);
     printf("| WAL right after registering | | %.1f MB | | %.1f MB | |\n", compared.wal_after_register / 1e6,
            keyed.wal_after_register / 1e6);
     printf("| largest WAL over %d commits | | %.1f MB | | %.1f MB | |\n", 3 * commits, compared.wal / 1e6,
