@@ -121,6 +121,21 @@ int main(void) {
     ydb_database_close(db);
     db = open_db();
     CHECK(register_v(db, &counter) == YDB_VIEW_LOADED);
+    /* Another client writes while the database is open, then this library
+    ** commits: the next open still finds the view stale (this library's
+    ** commits no longer take the other client's writes as seen). */
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    REQUIRE_OK(sqlite3_open(path, &other) == SQLITE_OK ? YDB_OK : YDB_ERROR);
+    CHECK(sqlite3_exec(other, "DELETE FROM ydb_rows WHERE key = 'z'", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(other);
+    CHECK_OK(set_row(conn, "c", "y", "g:9"));
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    db = open_db();
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK(register_v(db, &counter) == YDB_VIEW_REBUILT_STALE);
+    CHECK(group_count(conn, "v", "g") == 4);   /* b, w0, w1 and y; z gone */
+    ydb_connection_close(conn);
     /* A new version tag rebuilds and says why. */
     CHECK_OK(register_standard(db, "v", "2", 1, &counter));
     CHECK_OK(ydb_view_registration_outcome(db, "v", &outcome));
