@@ -19,9 +19,7 @@ final class SortKeyCall {
     /// the key built, the first refused append (if any) and body's status.
     static func run(_ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
         let thread = currentLastError(create: true)!
-        thread.sortKeyCalls &+= 1
-        // High bits set, low 4 clear: never a registry token or a small integer.
-        let call = SortKeyCall(token: 0x5000_0000_0000_0000 | (thread.sortKeyCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0))
+        let call = SortKeyCall(token: thread.nextCallToken(sortKeyTag))
         let outer = thread.sortKeyCall
         thread.sortKeyCall = call
         defer { thread.sortKeyCall = outer }
@@ -29,6 +27,9 @@ final class SortKeyCall {
         return (call.key, call.failure, status)
     }
 }
+
+/// The high bits of every sort key token (see `LastError.nextCallToken`).
+let sortKeyTag: UInt = 0x5000_0000_0000_0000
 
 /// The call `handle` names, if it is the one running on this thread.
 private func activeCall(_ handle: OpaquePointer?) throws -> SortKeyCall {

@@ -85,16 +85,23 @@ final class LastError {
     var message: UnsafeMutablePointer<CChar>?
     /// The key the sort_key callback running on this thread is building.
     var sortKeyCall: SortKeyCall?
-    /// Numbers this thread's sort_key calls (their handles).
-    var sortKeyCalls: UInt = 0
     /// The transaction handle lent to the view callback running on this
-    /// thread (see `withCallbackTxn`), and the count that numbers them.
+    /// thread (see `withCallbackTxn`).
     var callbackTxn: (token: UInt, transaction: ReadTransaction)?
-    var callbackTxnCalls: UInt = 0
-    /// Where the grouping callback running on this thread answers, and the
-    /// count that numbers those calls.
+    /// Where the grouping callback running on this thread answers.
     var groupResult: GroupResultBox?
-    var groupResultCalls: UInt = 0
+    /// Numbers the handles lent to C for one call (`nextCallToken`).
+    private var calls: UInt = 0
+
+    /// A fresh token for a handle lent to C for one call on this thread:
+    /// `tag` (one per kind of handle) in the high bits, a count below, the
+    /// low 4 bits clear, so never a registry token or a small integer.
+    /// Checked against the call running on the thread, it needs no registry
+    /// entry: these calls run once per row or per comparison.
+    func nextCallToken(_ tag: UInt) -> UInt {
+        calls &+= 1
+        return tag | (calls << 4 & 0x0FFF_FFFF_FFFF_FFF0)
+    }
 
     deinit { free(message) }
 

@@ -108,8 +108,7 @@ final class GroupResultBox {
     /// Runs `body` with a fresh result as the thread's current one.
     static func run(_ body: (OpaquePointer?) -> Int32) -> (GroupResultBox, Int32) {
         let thread = currentLastError(create: true)!
-        thread.groupResultCalls &+= 1
-        let result = GroupResultBox(token: groupResultTag | (thread.groupResultCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0))
+        let result = GroupResultBox(token: thread.nextCallToken(groupResultTag))
         let outer = thread.groupResult
         thread.groupResult = result
         defer { thread.groupResult = outer }
@@ -214,8 +213,7 @@ func order(_ value: Int32) -> ViewOrder {
 func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?) throws -> T) rethrows -> T {
     guard let transaction else { return try body(nil) }
     let thread = currentLastError(create: true)!
-    thread.callbackTxnCalls &+= 1
-    let token = callbackTxnTag | (thread.callbackTxnCalls << 4 & 0x0FFF_FFFF_FFFF_FFF0)
+    let token = thread.nextCallToken(callbackTxnTag)
     let outer = thread.callbackTxn
     thread.callbackTxn = (token, transaction)
     defer { thread.callbackTxn = outer }
