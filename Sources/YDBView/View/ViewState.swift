@@ -24,6 +24,9 @@ struct StoredPlace {
 struct GroupIDs {
     private var names: [String] = []
     private var ids: [Name: UInt32] = [:]
+    /// The name asked for last: rows of one group usually come one after
+    /// another (a scan, a stored view read back), and skip the hashing.
+    private var last: (name: String, id: UInt32)?
 
     subscript(id: UInt32) -> String { names[Int(id)] }
 
@@ -31,10 +34,14 @@ struct GroupIDs {
     var count: Int { names.count }
 
     mutating func id(for name: String) -> UInt32 {
-        if let id = ids[Name(name)] { return id }
-        let id = UInt32(names.count)
-        names.append(name)
-        ids[Name(name)] = id
+        if let last, bytesEqual(last.name, name) { return last.id }
+        let id = ids[Name(name)] ?? {
+            let new = UInt32(names.count)
+            names.append(name)
+            ids[Name(name)] = new
+            return new
+        }()
+        last = (name, id)
         return id
     }
 }

@@ -80,22 +80,21 @@ enum ViewStorage {
         let select = owned.statement
         select.bind(1, id)
         var places: [(Int64, StoredPlace)] = []
-        var members: [Name: [(Int64, Int64)]] = [:]
+        var members: [[(Int64, Int64)]] = []   // by group id
         var ids = GroupIDs()
-        var last: (group: String, id: UInt32)?
         var allKeyed = true
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
             let key = select.blob(3).map { SortKey(bytes: $0) }
             if key == nil { allKeyed = false }
-            members[Name(group), default: []].append((label, rowid))
-            // Rows of one group usually come together: no hashing for those.
-            let groupID: UInt32
-            if let last, bytesEqual(last.group, group) { groupID = last.id } else { groupID = ids.id(for: group) }
-            last = (group, groupID)
+            let groupID = ids.id(for: group)
+            if Int(groupID) == members.count { members.append([]) }
+            members[Int(groupID)].append((label, rowid))
             places.append((rowid, StoredPlace(groupID: groupID, label: label, sortKey: withSortKeys ? key : nil)))
         }
-        let trees = members.map { (GroupName(value: $0.key.value), GroupTree(sorted: $0.value.sorted { $0.0 < $1.0 })) }
+        let trees = members.indices.map { id in
+            (GroupName(value: ids[UInt32(id)]), GroupTree(sorted: members[id].sorted { $0.0 < $1.0 }))
+        }
         let state = ViewState(groups: trees, places: places, groupIDs: ids)
         return (state, allKeyed)
     }

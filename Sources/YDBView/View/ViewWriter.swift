@@ -197,11 +197,12 @@ final class ViewWriter {
                 scan += 1
             }
             var done = scannedKeys.count
-            let groups = try grouped.byName.keys.sorted().map { name -> (Name, [SortedRow]) in
-                let rows = grouped.byName.removeValue(forKey: name)!.rows.sorted {
+            let groups = try grouped.inNameOrder.map { name, keyed -> (Name, [SortedRow]) in
+                let rows = keyed.rows.sorted {
                     let order = SortKey.compare($0.key.bytes, $1.key.bytes)
                     return order != 0 ? order < 0 : $0.scan < $1.scan
                 }
+                keyed.rows = []   // the sorted copy replaces it
                 done += rows.count
                 try populationTick?(done)
                 return (name, rows.map { ($0.rowid, $0.key) })
@@ -226,8 +227,7 @@ final class ViewWriter {
             let tick = populationTick
             var done = scannedKeys.count
             let prepared = definition.sorting.prepared
-            let groups = try grouped.byName.keys.sorted().map { name -> (Name, [SortedRow]) in
-                let scanned = grouped.byName.removeValue(forKey: name)!
+            let groups = try grouped.inNameOrder.map { name, scanned -> (Name, [SortedRow]) in
                 let group = name.value, count = scanned.rows.count
                 let start = done
                 var comparisons = 0
@@ -261,9 +261,11 @@ final class ViewWriter {
                     let rows = scanned.rows
                     order = try sortPositions { running, a, b in try compare(running, group, rows[a], rows[b]) }
                 }
+                let sorted = order.map { (scanned.rowids[$0], nil as SortKey?) }
                 scanned.rows = []
+                scanned.rowids = []
                 done = start + count
-                return (name, order.map { (scanned.rowids[$0], nil) })
+                return (name, sorted)
             }
             return (groups, scannedKeys)
         }
@@ -682,24 +684,26 @@ final class ViewWriter {
     }
 }
 
-/// A population's groups by name, as its scan meets them. Consecutive rows
-/// of one group (every row of a one-group view) find it without hashing
-/// its name again.
+/// A population's groups, as its scan meets them (by `GroupIDs`, so
+/// consecutive rows of one group find it without hashing its name).
 private struct ScanGroups<Group: AnyObject> {
-    var byName: [Name: Group] = [:]
-    private var last: (name: String, group: Group)?
+    private var ids = GroupIDs()
+    private var groups: [Group] = []
     private let make: () -> Group
 
     init(_ make: @escaping () -> Group) { self.make = make }
 
     subscript(name: String) -> Group {
         mutating get {
-            if let last, bytesEqual(last.name, name) { return last.group }
-            let group = byName[Name(name)] ?? make()
-            byName[Name(name)] = group
-            last = (name, group)
-            return group
+            let id = Int(ids.id(for: name))
+            if id == groups.count { groups.append(make()) }
+            return groups[id]
         }
+    }
+
+    /// Every group with its name, in byte order of the names.
+    var inNameOrder: [(Name, Group)] {
+        groups.indices.map { (Name(ids[UInt32($0)]), groups[$0]) }.sorted { $0.0 < $1.0 }
     }
 }
 
