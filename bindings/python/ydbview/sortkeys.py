@@ -22,15 +22,16 @@ in the same position do not compare as numbers (write ``float(x)``).
 from __future__ import annotations
 
 import struct
-from typing import Any, List
+from typing import Any, Callable, Dict, List
 
 __all__ = ["sort_key", "desc"]
 
 _SIGN = 1 << 63
 _NAN_BITS = 0x7FF8000000000000
 _INVERT = bytes(255 - b for b in range(256))
-_PACK_U64 = struct.Struct(">Q")
-_PACK_F64 = struct.Struct(">d")
+_pack_u64 = struct.Struct(">Q").pack
+_unpack_u64 = struct.Struct(">Q").unpack
+_pack_f64 = struct.Struct(">d").pack
 
 
 class desc:  # noqa: N801 - reads like a function at the call site
@@ -47,39 +48,96 @@ class desc:  # noqa: N801 - reads like a function at the call site
 
 def _escaped(data: bytes) -> bytes:
     # 0x00 -> 00 FF and a 00 01 end: byte order kept, no value a prefix of another.
-    return data.replace(b"\x00", b"\x00\xff") + b"\x00\x01"
+    if b"\x00" in data:
+        data = data.replace(b"\x00", b"\x00\xff")
+    return data + b"\x00\x01"
+
+
+def _int_part(number: int) -> bytes:
+    if not -_SIGN <= number < _SIGN:
+        raise OverflowError(f"sort key integer {number} does not fit in 64 bits")
+    return _pack_u64(number + _SIGN)
+
+
+def _float_part(value: float) -> bytes:
+    if value != value:
+        bits = _NAN_BITS
+    else:
+        bits = _unpack_u64(_pack_f64(value if value != 0 else 0.0))[0]
+    return _pack_u64((~bits & 0xFFFFFFFFFFFFFFFF) if bits & _SIGN else bits | _SIGN)
+
+
+def _str_part(value: str) -> bytes:
+    return _escaped(value.encode("utf-8"))
+
+
+def _bytes_part(value: Any) -> bytes:
+    return _escaped(bytes(value))
+
+
+# One encoder per exact type: a key function runs for every row written, so
+# the common values (an int, a str, a tuple of them) are found with one dict
+# lookup instead of a chain of isinstance tests; subclasses (bool, an
+# IntEnum, a str subclass) take the isinstance path in _part.
+_PARTS: Dict[type, Callable[[Any], bytes]] = {
+    int: _int_part,
+    float: _float_part,
+    str: _str_part,
+    bytes: _bytes_part,
+}
+
+
+def _part(value: Any) -> bytes:
+    """The ascending encoding of one value that is not a tuple, list or desc."""
+    part = _PARTS.get(type(value))
+    if part is not None:
+        return part(value)
+    if isinstance(value, int):  # bool and int subclasses: their integer value
+        return _int_part(int(value))
+    if isinstance(value, float):
+        return _float_part(value)
+    if isinstance(value, str):
+        return _str_part(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _bytes_part(value)
+    raise TypeError(f"a sort key cannot hold {type(value).__name__} (int, float, str, bytes, desc or tuples)")
 
 
 def _encode(value: Any, out: List[bytes], descending: bool) -> None:
-    if isinstance(value, desc):
-        _encode(value.value, out, not descending)
-        return
-    if isinstance(value, (tuple, list)):
+    kind = type(value)
+    if kind is tuple or kind is list or isinstance(value, (tuple, list)):
         for item in value:
             _encode(item, out, descending)
-        return
-    if isinstance(value, bool) or isinstance(value, int):
-        number = int(value)
-        if not -_SIGN <= number < _SIGN:
-            raise OverflowError(f"sort key integer {number} does not fit in 64 bits")
-        part = _PACK_U64.pack((number + _SIGN) & 0xFFFFFFFFFFFFFFFF)
-    elif isinstance(value, float):
-        if value != value:
-            bits = _NAN_BITS
-        else:
-            bits = _PACK_U64.unpack(_PACK_F64.pack(value if value != 0 else 0.0))[0]
-        part = _PACK_U64.pack((~bits & 0xFFFFFFFFFFFFFFFF) if bits & _SIGN else bits | _SIGN)
-    elif isinstance(value, str):
-        part = _escaped(value.encode("utf-8"))
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        part = _escaped(bytes(value))
+    elif kind is desc:
+        _encode(value.value, out, not descending)
     else:
-        raise TypeError(f"a sort key cannot hold {type(value).__name__} (int, float, str, bytes, desc or tuples)")
-    out.append(part.translate(_INVERT) if descending else part)
+        part = _part(value)
+        out.append(part.translate(_INVERT) if descending else part)
+
+
+def encode_value(value: Any) -> bytes:
+    """The bytes of one sort value (a tuple or list is flattened), as
+    ``sort_key(value)`` -- the form a key function's result takes. A flat
+    tuple of plain ints and strs, the usual key, is encoded in one loop
+    with no call per item (a key function runs for every row written);
+    anything else takes the general path."""
+    if type(value) is tuple:
+        parts = []
+        for item in value:
+            kind = type(item)
+            if kind is int and -_SIGN <= item < _SIGN:
+                parts.append(_pack_u64(item + _SIGN))
+            elif kind is str:
+                parts.append(_escaped(item.encode("utf-8")))
+            else:
+                break
+        else:
+            return b"".join(parts)
+    out: List[bytes] = []
+    _encode(value, out, False)
+    return b"".join(out)
 
 
 def sort_key(*values: Any) -> bytes:
     """The order-preserving bytes of ``values`` (a tuple when several)."""
-    out: List[bytes] = []
-    _encode(values, out, False)
-    return b"".join(out)
+    return encode_value(values[0] if len(values) == 1 else values)
