@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from ctypes import byref, c_int
-from typing import Any, Callable, Optional, Protocol, TypeVar
+from typing import Any, Callable, Optional, Protocol, Tuple, TypeVar
 
 from . import _callbacks, _ffi
 from ._ffi import lib
@@ -71,6 +71,11 @@ class _Transaction(Protocol):
         ...
 
     def _load_metadata(self, data: Optional[bytes]) -> Any:
+        ...
+
+    def _deserializers(self) -> Tuple[Optional[Callable[[bytes], Any]], Optional[Callable[[bytes], Any]]]:
+        """The ``deserialize`` of the object and metadata serializers, None
+        for one that keeps bytes as they are (for loops that read many rows)."""
         ...
 
     def _callback_transaction(self, handle: Optional[int]) -> Any:

@@ -87,3 +87,10 @@ class PickleSerializer:
 
     def __repr__(self) -> str:
         return f"PickleSerializer(protocol={self.protocol})"
+
+
+def deserializer_of(serializer: Serializer) -> Optional[Callable[[bytes], Any]]:
+    """``serializer.deserialize``, or None when it returns the bytes it is
+    given (a plain ``BytesSerializer``): a loop reading many rows then skips
+    a call per row that would change nothing."""
+    return None if type(serializer) is BytesSerializer else serializer.deserialize

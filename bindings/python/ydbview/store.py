@@ -23,7 +23,7 @@ from ._text import decode, encode
 from ._values import Row
 from .errors import ObserverWarning, Status
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
-from .serializers import BytesSerializer, Serializer
+from .serializers import BytesSerializer, Serializer, deserializer_of
 from .views import RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter, register_async, view_definition
 
 __all__ = [
@@ -392,6 +392,10 @@ class ReadTransaction:
     def _load_metadata(self, data: Optional[bytes]) -> Any:
         return None if data is None else self.connection.metadata_serializer.deserialize(data)
 
+    def _deserializers(self) -> Tuple[Optional[Callable[[bytes], Any]], Optional[Callable[[bytes], Any]]]:
+        return (deserializer_of(self.connection.serializer),
+                deserializer_of(self.connection.metadata_serializer))
+
     def _callback_transaction(self, handle: Optional[int]) -> "CallbackTransaction":
         return CallbackTransaction(handle, self.connection.serializer, self.connection.metadata_serializer)
 
@@ -642,6 +646,9 @@ class CallbackTransaction(ReadTransaction):
 
     def _load_metadata(self, data: Optional[bytes]) -> Any:
         return None if data is None else self._metadata_serializer.deserialize(data)
+
+    def _deserializers(self) -> Tuple[Optional[Callable[[bytes], Any]], Optional[Callable[[bytes], Any]]]:
+        return deserializer_of(self._serializer), deserializer_of(self._metadata_serializer)
 
     def _callback_transaction(self, handle: Optional[int]) -> "CallbackTransaction":
         return CallbackTransaction(handle, self._serializer, self._metadata_serializer)

@@ -43,7 +43,7 @@ import enum
 import struct
 import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
 from ._base import _check, _enumerate, _index, _require_view, _Transaction
@@ -54,7 +54,7 @@ from .errors import Status, error_for
 from .mappings import Mappings
 from .notifications import CommitNotification, _NotificationList
 from .serializers import Serializer
-from .sortkeys import sort_key
+from .sortkeys import encode_value
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
 _ROW_HEADER = struct.Struct("=iiii")
@@ -75,6 +75,39 @@ __all__ = [
     "has_view_changes",
     "has_group_changes",
 ]
+
+
+def _unpack_rows(packed: bytes, count: int, load: Optional[Callable[[bytes], Any]],
+                 load_metadata: Optional[Callable[[bytes], Any]]) -> List[ViewRow]:
+    """The ``count`` rows ``ydb_view_read_rows`` packed into ``packed``:
+    per row a header of four sizes (collection, key, object, metadata; -1:
+    no metadata), then those bytes. One loop with everything it touches in
+    locals: it runs for every row shown (e.g. 50 per screen). Names are
+    decoded strictly, as ``_text.decode`` does, without its call per name;
+    ``load``/``load_metadata`` None keep the bytes (see
+    ``ReadTransaction._deserializers``)."""
+    unpack_from, header_size, new_tuple, row_type = _ROW_HEADER.unpack_from, _ROW_HEADER.size, tuple.__new__, ViewRow
+    offset, found = 0, []
+    append = found.append
+    for _ in range(count):
+        collection_size, key_size, object_size, metadata_size = unpack_from(packed, offset)
+        offset += header_size
+        key_start = offset + collection_size
+        object_start = key_start + key_size
+        metadata_start = object_start + object_size
+        if metadata_size >= 0:
+            end = metadata_start + metadata_size
+            metadata = packed[metadata_start:end]
+            if load_metadata is not None:
+                metadata = load_metadata(metadata)
+        else:
+            end, metadata = metadata_start, None
+        obj = packed[object_start:metadata_start]
+        append(new_tuple(row_type, (packed[offset:key_start].decode("utf-8"),
+                                    packed[key_start:object_start].decode("utf-8"),
+                                    obj if load is None else load(obj), metadata)))
+        offset = end
+    return found
 
 
 class Flavour(enum.IntEnum):
@@ -205,17 +238,32 @@ def sorting(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = N
 # view's destructor.
 # ---------------------------------------------------------------------------
 
-def _view_row(raw: _ffi.ViewRowStruct, load: Callable[[bytes], Any],
+_row_at = _ffi.ViewRowStruct.from_address
+_int_at = c_int.from_address
+# What ViewRow(...) runs, without the Python-level __new__ of a NamedTuple
+# in between: a row is made for every callback call.
+_new_tuple = tuple.__new__
+
+
+def _view_row(address: int, load: Callable[[bytes], Any],
               load_metadata: Callable[[bytes], Any]) -> ViewRow:
-    obj = load(string_at(raw.object, raw.object_size)) if raw.object else None
-    meta = load_metadata(string_at(raw.metadata, raw.metadata_size)) if raw.metadata else None
-    return ViewRow(decode(raw.collection), decode(raw.key), obj, meta)
+    """The ViewRow of the ``ydb_view_row`` at ``address`` (see
+    ``_ffi.GROUPING_FN`` for why an address)."""
+    raw = _row_at(address)
+    obj, meta = raw.object, raw.metadata
+    return _new_tuple(ViewRow, (decode(raw.collection), decode(raw.key),
+                                None if obj is None else load(string_at(obj, raw.object_size)),
+                                None if meta is None else load_metadata(string_at(meta, raw.metadata_size))))
 
 
 def _order(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"a sorting or find callback must return an int, not {type(value).__name__}")
     return (value > 0) - (value < 0)
+
+
+#: How many group names a view keeps encoded (``_ViewCallbacks.group``).
+_GROUP_NAMES_KEPT = 1024
 
 
 class _ViewCallbacks:
@@ -232,42 +280,56 @@ class _ViewCallbacks:
         self.exceptions = exceptions
         self.grouping = grouping
         self.sorting = sorting
-        # Bound once: a sorting runs for every comparison.
+        # Bound once: these run for every row written and every comparison.
+        self.group_fn, self.group_lends = grouping.fn, grouping.transaction
+        self.sort_fn, self.sort_lends = sorting.fn, sorting.transaction
         self.load = serializer.deserialize
         self.load_metadata = metadata_serializer.deserialize
         self.lend = lend
+        #: Group names already encoded for C: a view has few groups and
+        #: names every row's, so each name is checked and encoded once
+        #: (up to _GROUP_NAMES_KEPT of them).
+        self.group_names: Dict[str, bytes] = {}
 
-    def _row(self, raw: _ffi.ViewRowStruct) -> ViewRow:
-        return _view_row(raw, self.load, self.load_metadata)
-
-    def group(self, txn: Optional[int], row: Any, result: Optional[int]) -> int:
-        if self.grouping.transaction:
-            group = self.grouping.fn(self.lend(txn), self._row(row.contents))
-        else:
-            group = self.grouping.fn(self._row(row.contents))
+    def group(self, txn: Optional[int], row: int, result: Optional[int]) -> int:
+        viewed = _view_row(row, self.load, self.load_metadata)
+        group = self.group_fn(self.lend(txn), viewed) if self.group_lends else self.group_fn(viewed)
         if group is not None:
-            _check(lib.ydb_group_result_set(result, encode(group, "group")))
+            encoded = self.group_names.get(group) if type(group) is str else None
+            if encoded is None:
+                encoded = encode(group, "group")
+                if len(self.group_names) < _GROUP_NAMES_KEPT:
+                    self.group_names[group] = encoded
+            status = _group_result_set(result, encoded)
+            if status:
+                _check(status)
         return 0
 
-    def order(self, txn: Optional[int], group: bytes, row1: Any, row2: Any, out_order: Any) -> int:
-        if self.sorting.transaction:
-            value = self.sorting.fn(self.lend(txn), decode(group), self._row(row1.contents),
-                                    self._row(row2.contents))
+    def order(self, txn: Optional[int], group: bytes, row1: int, row2: int, out_order: int) -> int:
+        load, load_metadata = self.load, self.load_metadata
+        first, second = _view_row(row1, load, load_metadata), _view_row(row2, load, load_metadata)
+        if self.sort_lends:
+            value = self.sort_fn(self.lend(txn), decode(group), first, second)
         else:
-            value = self.sorting.fn(decode(group), self._row(row1.contents), self._row(row2.contents))
-        out_order[0] = _order(value)
+            value = self.sort_fn(decode(group), first, second)
+        _int_at(out_order).value = _order(value)
         return 0
 
-    def sort_key(self, txn: Optional[int], group: bytes, row: Any, key: Optional[int]) -> int:
-        if self.sorting.transaction:
-            value = self.sorting.fn(self.lend(txn), decode(group), self._row(row.contents))
+    def sort_key(self, txn: Optional[int], group: bytes, row: int, key: Optional[int]) -> int:
+        viewed = _view_row(row, self.load, self.load_metadata)
+        if self.sort_lends:
+            value = self.sort_fn(self.lend(txn), decode(group), viewed)
         else:
-            value = self.sorting.fn(decode(group), self._row(row.contents))
-        encoded = value if isinstance(value, bytes) else sort_key(value)
-        _check(lib.ydb_sort_key_append_raw(key, encoded, len(encoded)))
+            value = self.sort_fn(decode(group), viewed)
+        encoded = value if isinstance(value, bytes) else encode_value(value)
+        status = _sort_key_append_raw(key, encoded, len(encoded))
+        if status:
+            _check(status)
         return 0
 
 
+_group_result_set = lib.ydb_group_result_set
+_sort_key_append_raw = lib.ydb_sort_key_append_raw
 _GROUPING_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUPING_FN, failed=1, call=_ViewCallbacks.group)
 _SORTING_TRAMPOLINE = _callbacks.trampoline(_ffi.SORTING_FN, failed=1, call=_ViewCallbacks.order)
 _SORT_KEY_TRAMPOLINE = _callbacks.trampoline(_ffi.SORT_KEY_FN, failed=1, call=_ViewCallbacks.sort_key)
@@ -685,22 +747,7 @@ class ViewTransaction:
             packed = string_at(buffer.value, size.value) if size.value else b""
         finally:
             lib.ydb_free(buffer)
-        txn, header, offset, found = self.transaction, _ROW_HEADER, 0, []
-        for _ in range(count.value):
-            collection_size, key_size, object_size, metadata_size = header.unpack_from(packed, offset)
-            offset += header.size
-            collection = decode(packed[offset:offset + collection_size])
-            offset += collection_size
-            key = decode(packed[offset:offset + key_size])
-            offset += key_size
-            obj = txn._load(packed[offset:offset + object_size])
-            offset += object_size
-            metadata = None
-            if metadata_size >= 0:
-                metadata = txn._load_metadata(packed[offset:offset + metadata_size])
-                offset += metadata_size
-            found.append(ViewRow(collection, key, obj, metadata))
-        return found
+        return _unpack_rows(packed, count.value, *self.transaction._deserializers())
 
     #: Rows fetched per C call by the iterators.
     _CHUNK = 256
@@ -765,9 +812,9 @@ class ViewTransaction:
         txn = self.transaction
         lend = txn._callback_transaction
 
-        def classify(handle: Optional[int], row: Any, out_order: Any) -> int:
-            viewed = _view_row(row.contents, txn._load, txn._load_metadata)
-            out_order[0] = _order(fn(lend(handle), viewed) if transaction else fn(viewed))
+        def classify(handle: Optional[int], row: int, out_order: int) -> int:
+            viewed = _view_row(row, txn._load, txn._load_metadata)
+            _int_at(out_order).value = _order(fn(lend(handle), viewed) if transaction else fn(viewed))
             return 0
 
         encoded = encode(group, "group")
