@@ -5,8 +5,9 @@
 
 For `rows` rows (default 100,000) in one group, sorted by a rank:
   * inserting them one commit of all rows, with a view sorted by a Python
-    comparator and by a Python key function, against sqlite3 with an index
-    and against a sortedcontainers.SortedKeyList (when installed);
+    comparator and by a Python key function, against sqlite3 with an index,
+    against a sortedcontainers.SortedKeyList (when installed), and against
+    both together (issue 10's baseline: the table and the sorted list);
   * one-row insert and update commits (medians), against sqlite3;
   * reading the top 50 rows of the group, against ``LIMIT 50``.
 Prints a Markdown table; the ratios are what count.
@@ -166,6 +167,9 @@ def main() -> None:
           f"{keyed['load'] / base['load']:.1f}x | {ms(compared['load'])} | {compared['load'] / base['load']:.1f}x |")
     print(f"| same rows into SortedKeyList | {ms(sorted_load)} | | {keyed['load'] / sorted_load:.1f}x | | "
           f"{compared['load'] / sorted_load:.1f}x |")
+    both = base["load"] + sorted_load  # issue 10's baseline for the load: the table and the sorted list
+    print(f"| sqlite3 + SortedKeyList, both | {ms(both)} | | {keyed['load'] / both:.1f}x | | "
+          f"{compared['load'] / both:.1f}x |")
     for name, label in [("insert", "one-row insert commit"), ("update", "one-row update commit"),
                         ("top50", "read the top 50 rows")]:
         print(f"| {label} | {us(base[name])} | {us(keyed[name])} | {keyed[name] / base[name]:.1f}x | "
