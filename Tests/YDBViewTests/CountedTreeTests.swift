@@ -29,6 +29,18 @@ final class CountedTreeTests: XCTestCase {
                     XCTAssertEqual(tree.rank(of: key), index)
                     XCTAssertEqual(tree.value(for: key), key * 10)
                 }
+                // The one-descent search finds every boundary a binary
+                // search over the sorted values would, and calls its test
+                // about log2(count) times, not once per element.
+                for boundary in stride(from: -1, through: size * 4 + 1, by: max(1, size / 8)) {
+                    var calls = 0
+                    let found = tree.firstIndex { value in
+                        calls += 1
+                        return value > boundary * 10
+                    }
+                    XCTAssertEqual(found, model.firstIndex { $0 > boundary } ?? model.count, "boundary \(boundary)")
+                    XCTAssertLessThanOrEqual(calls, 4 * (model.count.bitWidth - model.count.leadingZeroBitCount) + 4)
+                }
                 var visited: [Int] = []
                 tree.forEach(in: 1 ..< 5, reverse: true) { key, _ in visited.append(key); return true }
                 XCTAssertEqual(visited, Array(model.dropFirst().prefix(4).reversed()))

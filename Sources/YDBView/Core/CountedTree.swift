@@ -11,16 +11,21 @@
 /// (labels encode the sorted order, see `OrderLabels`), and the row index is
 /// `CountedTree<Int64 rowid, RowPlace>`.
 struct CountedTree<Key: Comparable, Value> {
+    /// A node's fields skip Swift's run-time exclusivity checks: every
+    /// lookup touches several of them on each level, the checks were a
+    /// tenth of a commit's view work, and no access here can overlap
+    /// another (a node is mutated only by the tree that owns it uniquely,
+    /// inside one method at a time).
     final class Node {
         /// Leaf: the elements' keys. Internal: the largest key below each child.
-        var keys: [Key]
+        @exclusivity(unchecked) var keys: [Key]
         /// Leaf only.
-        var values: [Value]
+        @exclusivity(unchecked) var values: [Value]
         /// Internal only (never empty for an internal node).
-        var children: [Node]
+        @exclusivity(unchecked) var children: [Node]
         /// Internal only: element count below each child.
-        var counts: [Int]
-        var total: Int
+        @exclusivity(unchecked) var counts: [Int]
+        @exclusivity(unchecked) var total: Int
 
         init(keys: [Key], values: [Value]) {
             self.keys = keys
@@ -145,6 +150,38 @@ struct CountedTree<Key: Comparable, Value> {
             node = node.children[slot]
         }
         return (node.keys[remaining], node.values[remaining])
+    }
+
+    /// The index of the first element for which `isAfter` is true, when it
+    /// is false for a prefix of the elements and true for the rest (count
+    /// when it is never true): a binary search in one descent. On each
+    /// level it bisects the node's children by their last elements, so it
+    /// makes about log2(count) calls and walks no counts but those it skips.
+    func firstIndex(where isAfter: (Value) throws -> Bool) rethrows -> Int {
+        guard var node = root else { return 0 }
+        var offset = 0
+        while !node.isLeaf {
+            // The last child needs no test: whatever is left is in it.
+            var low = 0, high = node.children.count - 1
+            while low < high {
+                let mid = (low + high) / 2
+                if try isAfter(Self.lastValue(below: node.children[mid])) { high = mid } else { low = mid + 1 }
+            }
+            for child in 0 ..< low { offset += node.counts[child] }
+            node = node.children[low]
+        }
+        var low = 0, high = node.values.count
+        while low < high {
+            let mid = (low + high) / 2
+            if try isAfter(node.values[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return offset + low
+    }
+
+    private static func lastValue(below node: Node) -> Value {
+        var node = node
+        while !node.isLeaf { node = node.children[node.children.count - 1] }
+        return node.values[node.values.count - 1]
     }
 
     var first: (key: Key, value: Value)? { element(at: 0) }

@@ -604,7 +604,7 @@ final class ViewWriter {
 
     /// The upper-bound index for `subject` in `group`: after every equal row.
     /// Tries the spot of the last insert first (appends and prepends cost one
-    /// comparison), then binary search.
+    /// comparison), then a binary search in one descent of the group's tree.
     private func position(of subject: Subject, in group: String, _ context: ViewWriteContext) throws -> Int {
         guard let tree = state.group(group), !tree.isEmpty else { return 0 }
         switch instance.hint {
@@ -615,16 +615,7 @@ final class ViewWriter {
         default:
             break
         }
-        var low = 0, high = tree.count
-        while low < high {
-            let mid = (low + high) / 2
-            if try compare(subject, tree.element(at: mid)!.value, group, context) == .ascending {
-                high = mid
-            } else {
-                low = mid + 1
-            }
-        }
-        return low
+        return try tree.firstIndex { try compare(subject, $0, group, context) == .ascending }
     }
 
     /// Whether an updated row still sorts between its neighbours.
