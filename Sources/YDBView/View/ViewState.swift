@@ -1,6 +1,5 @@
 /// Where a row stands: its group, its order label there, and (sort-key
-/// form only) its sort key: what placing another row compares against,
-/// kept beside the place so one lookup finds both.
+/// form only) its sort key: what placing another row compares against.
 struct RowPlace {
     let group: String
     var label: Int64
@@ -8,13 +7,18 @@ struct RowPlace {
 }
 
 /// A `RowPlace` as the row index stores it: the group by id (see
-/// `GroupIDs`). 24 bytes where a group name would make it 32: the index
-/// holds one per row, and a comparator view keeps ~56 bytes per row in all.
+/// `GroupIDs`), and no sort key (`ViewState.sortKeys` holds those, so a
+/// comparator view does not pay for them). 16 bytes where a group name
+/// would make it 24: the index holds one per row, and a comparator view
+/// keeps about 50 bytes per row in all.
 struct StoredPlace {
     let groupID: UInt32
     var label: Int64
-    var sortKey: SortKey?
 }
+
+/// A row as a population or a stored view read back hands it to
+/// `ViewState`: its id, its place and (sort-key form) its key.
+typealias PlacedRow = (rowid: Int64, place: StoredPlace, sortKey: SortKey?)
 
 /// The group names a view's rows are in, each under a small id that the row
 /// index stores instead of the name. An id stays with its name while the
@@ -54,6 +58,9 @@ typealias GroupTree = CountedTree<Int64, Int64>
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
     private(set) var places = CountedTree<Int64, StoredPlace>()
+    /// Sort-key form: every row's key, by rowid (the same rows as `places`).
+    /// Empty for a comparator view.
+    private(set) var sortKeys = CountedTree<Int64, SortKey>()
     private(set) var groupIDs = GroupIDs()
 
     var groupNames: [String] {
@@ -73,25 +80,34 @@ struct ViewState: ViewContents {
     }
 
     /// Where `rowid` stands, or nil when it is not in the view.
-    func place(of rowid: Int64) -> RowPlace? { places.value(for: rowid).map(resolved) }
+    func place(of rowid: Int64) -> RowPlace? {
+        places.value(for: rowid).map { resolved($0, sortKeys.isEmpty ? nil : sortKeys.value(for: rowid)) }
+    }
 
     func contains(rowid: Int64) -> Bool { places.value(for: rowid) != nil }
 
     /// Visits the places of the rows at `ranks` (positions in rowid order;
     /// all rows when nil), in rowid order, while `body` returns true.
     func forEachPlace(inRanks ranks: Range<Int>? = nil, _ body: (Int64, RowPlace) -> Bool) {
-        if let ranks {
-            places.forEach(in: ranks) { rowid, stored in body(rowid, resolved(stored)) }
-        } else {
-            places.forEach { rowid, stored in body(rowid, resolved(stored)) }
+        // `sortKeys` holds the same rowids as `places`, so the keys of the
+        // same ranks line up with the places one by one.
+        var keys: [SortKey] = []
+        if !sortKeys.isEmpty {
+            keys.reserveCapacity(ranks?.count ?? sortKeys.count)
+            sortKeys.forEach(in: ranks) { _, key in keys.append(key); return true }
+        }
+        var position = 0
+        places.forEach(in: ranks) { rowid, stored in
+            defer { position += 1 }
+            return body(rowid, resolved(stored, keys.isEmpty ? nil : keys[position]))
         }
     }
 
     /// The position of the first row whose rowid is >= `rowid`, in rowid order.
     func rank(ofRowid rowid: Int64) -> Int { places.rank(of: rowid) }
 
-    private func resolved(_ stored: StoredPlace) -> RowPlace {
-        RowPlace(group: groupIDs[stored.groupID], label: stored.label, sortKey: stored.sortKey)
+    private func resolved(_ stored: StoredPlace, _ sortKey: SortKey?) -> RowPlace {
+        RowPlace(group: groupIDs[stored.groupID], label: stored.label, sortKey: sortKey)
     }
 
     func locate(rowid: Int64) -> (group: String, index: Int)? {
@@ -103,9 +119,10 @@ struct ViewState: ViewContents {
     /// Builds contents from whole group trees and every row's place, sorted
     /// by rowid, with the ids its places use: a population or a stored view
     /// read back.
-    init(groups members: [(GroupName, GroupTree)], places sorted: [(Int64, StoredPlace)], groupIDs ids: GroupIDs) {
+    init(groups members: [(GroupName, GroupTree)], rows sorted: [PlacedRow], groupIDs ids: GroupIDs) {
         for (name, tree) in members { groups.insert(name, tree) }
-        places = CountedTree(sorted: sorted)
+        places = CountedTree(sorted: sorted.lazy.map { ($0.rowid, $0.place) })
+        sortKeys = CountedTree(sorted: sorted.lazy.compactMap { row in row.sortKey.map { (row.rowid, $0) } })
         groupIDs = ids
     }
 
@@ -120,21 +137,23 @@ struct ViewState: ViewContents {
             tree.insert(label, rowid)
             groups.insert(name, tree)
         }
-        places.insert(rowid, StoredPlace(groupID: groupIDs.id(for: group), label: label, sortKey: sortKey))
+        places.insert(rowid, StoredPlace(groupID: groupIDs.id(for: group), label: label))
+        if let sortKey { sortKeys.insert(rowid, sortKey) }
     }
 
     /// The sort key of a row (nil for a comparator view or an unknown row).
-    func sortKey(of rowid: Int64) -> SortKey? { places.value(for: rowid)?.sortKey }
+    func sortKey(of rowid: Int64) -> SortKey? { sortKeys.value(for: rowid) }
 
     /// A row kept its place but its sort key changed.
     mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
-        places.modifyValue(for: rowid) { $0.sortKey = sortKey }
+        sortKeys.updateValue(sortKey, for: rowid)
     }
 
     /// Removes a row; returns where it stood.
     @discardableResult
     mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
         guard let stored = places.remove(rowid) else { return nil }
+        if !sortKeys.isEmpty { sortKeys.remove(rowid) }
         let group = groupIDs[stored.groupID]
         let name = GroupName(value: group)
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
@@ -162,7 +181,7 @@ struct ViewState: ViewContents {
         renumbered.reserveCapacity(places.count)
         places.forEach { rowid, stored in
             let groupID = ids.id(for: groupIDs[stored.groupID])
-            renumbered.append((rowid, StoredPlace(groupID: groupID, label: stored.label, sortKey: stored.sortKey)))
+            renumbered.append((rowid, StoredPlace(groupID: groupID, label: stored.label)))
             return true
         }
         places = CountedTree(sorted: renumbered)
@@ -262,17 +281,21 @@ extension ViewState {
         if groupIDs.count - groups.count > max(64, places.count / 8) {
             return "\(groupIDs.count - groups.count) ids of emptied groups kept for \(places.count) rows"
         }
-        let keyed = places.first?.value.sortKey != nil
+        if let problem = sortKeys.checkInvariants() { return "sort keys: \(problem)" }
+        let keyed = !sortKeys.isEmpty
         forEachPlace { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false
             }
-            if (place.sortKey != nil) != keyed {
-                problem = "row \(rowid) \(keyed ? "has no" : "has a") sort key, row \(places.first!.key) \(keyed ? "has one" : "has none")"
+            if keyed, sortKeys.value(for: rowid) == nil {
+                problem = "row \(rowid) has no sort key, row \(sortKeys.first!.key) has one"
                 return false
             }
             return true
+        }
+        if problem == nil, keyed, sortKeys.count != places.count {
+            problem = "\(sortKeys.count) sort keys for \(places.count) rows"
         }
         return problem
     }

@@ -79,7 +79,7 @@ enum ViewStorage {
             "SELECT row, grp, label, sort_key FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
         select.bind(1, id)
-        var places: [(Int64, StoredPlace)] = []
+        var places: [PlacedRow] = []
         var members: [[(Int64, Int64)]] = []   // by group id
         var ids = GroupIDs()
         var allKeyed = true
@@ -90,12 +90,12 @@ enum ViewStorage {
             let groupID = ids.id(for: group)
             if Int(groupID) == members.count { members.append([]) }
             members[Int(groupID)].append((label, rowid))
-            places.append((rowid, StoredPlace(groupID: groupID, label: label, sortKey: withSortKeys ? key : nil)))
+            places.append((rowid, StoredPlace(groupID: groupID, label: label), withSortKeys ? key : nil))
         }
         let trees = members.indices.map { id in
             (GroupName(value: ids[UInt32(id)]), GroupTree(sorted: members[id].sorted { $0.0 < $1.0 }))
         }
-        let state = ViewState(groups: trees, places: places, groupIDs: ids)
+        let state = ViewState(groups: trees, rows: places, groupIDs: ids)
         return (state, allKeyed)
     }
 

@@ -137,7 +137,7 @@ final class ViewWriter {
         } else {
             keys.merge(scannedKeys) { logged, _ in logged }
         }
-        var places: [(Int64, StoredPlace)] = []
+        var places: [PlacedRow] = []
         var trees: [(GroupName, GroupTree)] = []
         var ids = GroupIDs()
         for (name, rows) in groups {
@@ -149,22 +149,23 @@ final class ViewWriter {
             for (index, entry) in rows.enumerated() {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
-                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label, sortKey: entry.sortKey)))
+                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label), entry.sortKey))
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
             trees.append((GroupName(value: group), GroupTree(sorted: members)))
         }
-        places.sort { $0.0 < $1.0 }
+        places.sort { $0.rowid < $1.rowid }
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
             var writer = ViewStorage.BulkPut(id: id, context.storage)
-            for (rowid, place) in places {
-                try writer.put(rowid: rowid, group: ids[place.groupID], label: place.label, sortKey: place.sortKey)
+            for row in places {
+                try writer.put(rowid: row.rowid, group: ids[row.place.groupID], label: row.place.label,
+                               sortKey: row.sortKey)
             }
             try writer.finish()
         }
-        let newState = ViewState(groups: trees, places: places, groupIDs: ids)
+        let newState = ViewState(groups: trees, rows: places, groupIDs: ids)
         state = newState
         instance.hint = .none
     }
