@@ -7,7 +7,7 @@ struct RowPlace {
 }
 
 /// A `RowPlace` as the row index stores it: the group by id (see
-/// `GroupIDs`), and no sort key (`ViewState.sortKeys` holds those, so a
+/// `GroupIDs`), and no sort key (`ViewState.groupKeys` holds those, so a
 /// comparator view does not pay for them). 16 bytes where a group name
 /// would make it 24: the index holds one per row, and a comparator view
 /// keeps about 50 bytes per row in all.
@@ -16,9 +16,6 @@ struct StoredPlace {
     var label: Int64
 }
 
-/// A row as a population or a stored view read back hands it to
-/// `ViewState`: its id, its place and (sort-key form) its key.
-typealias PlacedRow = (rowid: Int64, place: StoredPlace, sortKey: SortKey?)
 
 /// The group names a view's rows are in, each under a small id that the row
 /// index stores instead of the name. An id stays with its name while the
@@ -53,14 +50,19 @@ struct GroupIDs {
 /// One group's rows in sorted order: order label → rowid.
 typealias GroupTree = CountedTree<Int64, Int64>
 
+/// Sort-key form: one group's keys, order label → key. The same labels as
+/// the group's `GroupTree`, so an index in one is the same row's index in
+/// the other, and placing a row bisects the keys themselves, without a
+/// lookup per comparison.
+typealias KeyTree = CountedTree<Int64, SortKey>
+
 /// The contents of one view as of one snapshot. A value: copies share
 /// structure, and a copy never sees later changes.
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
     private(set) var places = CountedTree<Int64, StoredPlace>()
-    /// Sort-key form: every row's key, by rowid (the same rows as `places`).
-    /// Empty for a comparator view.
-    private(set) var sortKeys = CountedTree<Int64, SortKey>()
+    /// Sort-key form: each group's `KeyTree`. Empty for a comparator view.
+    private(set) var groupKeys = CountedTree<GroupName, KeyTree>()
     private(set) var groupIDs = GroupIDs()
 
     var groupNames: [String] {
@@ -71,6 +73,9 @@ struct ViewState: ViewContents {
 
     func group(_ name: String) -> GroupTree? { groups.value(for: GroupName(value: name)) }
 
+    /// The keys of a group's rows (sort-key form), in the group's order.
+    func keys(inGroup name: String) -> KeyTree? { groupKeys.value(for: GroupName(value: name)) }
+
     func count(inGroup group: String) -> Int { self.group(group)?.count ?? 0 }
 
     var totalCount: Int { places.count }
@@ -80,34 +85,25 @@ struct ViewState: ViewContents {
     }
 
     /// Where `rowid` stands, or nil when it is not in the view.
-    func place(of rowid: Int64) -> RowPlace? {
-        places.value(for: rowid).map { resolved($0, sortKeys.isEmpty ? nil : sortKeys.value(for: rowid)) }
-    }
+    func place(of rowid: Int64) -> RowPlace? { places.value(for: rowid).map(resolved) }
 
     func contains(rowid: Int64) -> Bool { places.value(for: rowid) != nil }
 
     /// Visits the places of the rows at `ranks` (positions in rowid order;
     /// all rows when nil), in rowid order, while `body` returns true.
     func forEachPlace(inRanks ranks: Range<Int>? = nil, _ body: (Int64, RowPlace) -> Bool) {
-        // `sortKeys` holds the same rowids as `places`, so the keys of the
-        // same ranks line up with the places one by one.
-        var keys: [SortKey] = []
-        if !sortKeys.isEmpty {
-            keys.reserveCapacity(ranks?.count ?? sortKeys.count)
-            sortKeys.forEach(in: ranks) { _, key in keys.append(key); return true }
-        }
-        var position = 0
-        places.forEach(in: ranks) { rowid, stored in
-            defer { position += 1 }
-            return body(rowid, resolved(stored, keys.isEmpty ? nil : keys[position]))
-        }
+        places.forEach(in: ranks) { rowid, stored in body(rowid, resolved(stored)) }
     }
 
     /// The position of the first row whose rowid is >= `rowid`, in rowid order.
     func rank(ofRowid rowid: Int64) -> Int { places.rank(of: rowid) }
 
-    private func resolved(_ stored: StoredPlace, _ sortKey: SortKey?) -> RowPlace {
-        RowPlace(group: groupIDs[stored.groupID], label: stored.label, sortKey: sortKey)
+    /// A stored place with its group's name and (sort-key form) its key,
+    /// looked up in the group's `KeyTree`.
+    private func resolved(_ stored: StoredPlace) -> RowPlace {
+        let group = groupIDs[stored.groupID]
+        let key = groupKeys.isEmpty ? nil : keys(inGroup: group)?.value(for: stored.label)
+        return RowPlace(group: group, label: stored.label, sortKey: key)
     }
 
     func locate(rowid: Int64) -> (group: String, index: Int)? {
@@ -116,13 +112,14 @@ struct ViewState: ViewContents {
         return (place.group, index)
     }
 
-    /// Builds contents from whole group trees and every row's place, sorted
-    /// by rowid, with the ids its places use: a population or a stored view
-    /// read back.
-    init(groups members: [(GroupName, GroupTree)], rows sorted: [PlacedRow], groupIDs ids: GroupIDs) {
+    /// Builds contents from whole group trees (and, sort-key form, their key
+    /// trees) and every row's place, sorted by rowid, with the ids its
+    /// places use: a population or a stored view read back.
+    init(groups members: [(GroupName, GroupTree)], keys: [(GroupName, KeyTree)],
+         places sorted: some Sequence<(Int64, StoredPlace)>, groupIDs ids: GroupIDs) {
         for (name, tree) in members { groups.insert(name, tree) }
-        places = CountedTree(sorted: sorted.lazy.map { ($0.rowid, $0.place) })
-        sortKeys = CountedTree(sorted: sorted.lazy.compactMap { row in row.sortKey.map { (row.rowid, $0) } })
+        for (name, tree) in keys { groupKeys.insert(name, tree) }
+        places = CountedTree(sorted: sorted)
         groupIDs = ids
     }
 
@@ -138,24 +135,36 @@ struct ViewState: ViewContents {
             groups.insert(name, tree)
         }
         places.insert(rowid, StoredPlace(groupID: groupIDs.id(for: group), label: label))
-        if let sortKey { sortKeys.insert(rowid, sortKey) }
+        if let sortKey, groupKeys.modifyValue(for: name, { $0.insert(label, sortKey) }) == nil {
+            var tree = KeyTree()
+            tree.insert(label, sortKey)
+            groupKeys.insert(name, tree)
+        }
     }
 
     /// The sort key of a row (nil for a comparator view or an unknown row).
-    func sortKey(of rowid: Int64) -> SortKey? { sortKeys.value(for: rowid) }
+    func sortKey(of rowid: Int64) -> SortKey? { groupKeys.isEmpty ? nil : place(of: rowid)?.sortKey }
 
     /// A row kept its place but its sort key changed.
     mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
-        sortKeys.updateValue(sortKey, for: rowid)
+        guard let stored = places.value(for: rowid) else { return }
+        groupKeys.modifyValue(for: GroupName(value: groupIDs[stored.groupID])) {
+            $0.updateValue(sortKey, for: stored.label)
+        }
     }
 
     /// Removes a row; returns where it stood.
     @discardableResult
     mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
         guard let stored = places.remove(rowid) else { return nil }
-        if !sortKeys.isEmpty { sortKeys.remove(rowid) }
         let group = groupIDs[stored.groupID]
         let name = GroupName(value: group)
+        if !groupKeys.isEmpty, groupKeys.modifyValue(for: name, { keys -> Bool in
+            keys.remove(stored.label)
+            return keys.isEmpty
+        }) == true {
+            groupKeys.remove(name)
+        }
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
             guard let index = tree.index(of: stored.label) else { return nil }
             tree.remove(stored.label)
@@ -193,14 +202,21 @@ struct ViewState: ViewContents {
         let name = GroupName(value: group)
         guard var tree = groups.value(for: name) else { return }
         groups.remove(name)
+        var keys = groupKeys.value(for: name)
+        if keys != nil { groupKeys.remove(name) }
+        var movedKeys: [SortKey?] = []
         for (rowid, _) in rows {
-            if let place = places.value(for: rowid) { tree.remove(place.label) }
+            guard let place = places.value(for: rowid) else { movedKeys.append(nil); continue }
+            tree.remove(place.label)
+            movedKeys.append(keys?.remove(place.label))
         }
-        for (rowid, label) in rows {
+        for ((rowid, label), key) in zip(rows, movedKeys) {
             tree.insert(label, rowid)
+            if let key { keys?.insert(label, key) }
             places.modifyValue(for: rowid) { $0.label = label }
         }
         groups.insert(name, tree)
+        if let keys { groupKeys.insert(name, keys) }
     }
 }
 
@@ -281,21 +297,32 @@ extension ViewState {
         if groupIDs.count - groups.count > max(64, places.count / 8) {
             return "\(groupIDs.count - groups.count) ids of emptied groups kept for \(places.count) rows"
         }
-        if let problem = sortKeys.checkInvariants() { return "sort keys: \(problem)" }
-        let keyed = !sortKeys.isEmpty
+        if let problem = groupKeys.checkInvariants() { return "sort keys: \(problem)" }
+        let keyed = !groupKeys.isEmpty
         forEachPlace { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false
             }
-            if keyed, sortKeys.value(for: rowid) == nil {
-                problem = "row \(rowid) has no sort key, row \(sortKeys.first!.key) has one"
+            if keyed, place.sortKey == nil {
+                problem = "row \(rowid) of group \(place.group) has no sort key, other rows have one"
                 return false
             }
             return true
         }
-        if problem == nil, keyed, sortKeys.count != places.count {
-            problem = "\(sortKeys.count) sort keys for \(places.count) rows"
+        if problem == nil, keyed {
+            // Every key belongs to a row: the key trees are as large as their groups.
+            var keys = 0
+            groupKeys.forEach { name, tree in
+                if let broken = tree.checkInvariants() { problem = "keys of \(name): \(broken)"; return false }
+                if tree.count != group(name.value)?.count {
+                    problem = "group \(name) has \(tree.count) keys for \(group(name.value)?.count ?? 0) rows"
+                    return false
+                }
+                keys += tree.count
+                return true
+            }
+            if problem == nil, keys != places.count { problem = "\(keys) sort keys for \(places.count) rows" }
         }
         return problem
     }

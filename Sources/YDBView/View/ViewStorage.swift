@@ -79,8 +79,8 @@ enum ViewStorage {
             "SELECT row, grp, label, sort_key FROM ydb_view_rows WHERE view = ?1")
         let select = owned.statement
         select.bind(1, id)
-        var places: [PlacedRow] = []
-        var members: [[(Int64, Int64)]] = []   // by group id
+        var places: [(Int64, StoredPlace)] = []
+        var members: [[(label: Int64, rowid: Int64, key: SortKey?)]] = []   // by group id
         var ids = GroupIDs()
         var allKeyed = true
         while try select.step() {
@@ -89,13 +89,20 @@ enum ViewStorage {
             if key == nil { allKeyed = false }
             let groupID = ids.id(for: group)
             if Int(groupID) == members.count { members.append([]) }
-            members[Int(groupID)].append((label, rowid))
-            places.append((rowid, StoredPlace(groupID: groupID, label: label), withSortKeys ? key : nil))
+            members[Int(groupID)].append((label, rowid, withSortKeys ? key : nil))
+            places.append((rowid, StoredPlace(groupID: groupID, label: label)))
         }
-        let trees = members.indices.map { id in
-            (GroupName(value: ids[UInt32(id)]), GroupTree(sorted: members[id].sorted { $0.0 < $1.0 }))
+        var trees: [(GroupName, GroupTree)] = [], keyTrees: [(GroupName, KeyTree)] = []
+        for id in members.indices {
+            let name = GroupName(value: ids[UInt32(id)])
+            let sorted = members[id].sorted { $0.label < $1.label }
+            members[id] = []
+            trees.append((name, GroupTree(sorted: sorted.lazy.map { ($0.label, $0.rowid) })))
+            if withSortKeys && allKeyed {
+                keyTrees.append((name, KeyTree(sorted: sorted.lazy.map { ($0.label, $0.key!) })))
+            }
         }
-        let state = ViewState(groups: trees, rows: places, groupIDs: ids)
+        let state = ViewState(groups: trees, keys: keyTrees, places: places, groupIDs: ids)
         return (state, allKeyed)
     }
 

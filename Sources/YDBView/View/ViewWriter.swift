@@ -137,22 +137,26 @@ final class ViewWriter {
         } else {
             keys.merge(scannedKeys) { logged, _ in logged }
         }
-        var places: [PlacedRow] = []
+        var places: [(rowid: Int64, place: StoredPlace, sortKey: SortKey?)] = []
         var trees: [(GroupName, GroupTree)] = []
+        var keyTrees: [(GroupName, KeyTree)] = []
         var ids = GroupIDs()
         for (name, rows) in groups {
             let group = name.value, groupID = ids.id(for: group)
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
             logCreatedIfNew(group)
             var members: [(Int64, Int64)] = []
+            var keys: [(Int64, SortKey)] = []
             members.reserveCapacity(rows.count)
             for (index, entry) in rows.enumerated() {
                 let label = OrderLabels.lowest + step * Int64(index + 1)
                 members.append((label, entry.rowid))
+                if let key = entry.sortKey { keys.append((label, key)) }
                 places.append((entry.rowid, StoredPlace(groupID: groupID, label: label), entry.sortKey))
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
             trees.append((GroupName(value: group), GroupTree(sorted: members)))
+            if !keys.isEmpty { keyTrees.append((GroupName(value: group), KeyTree(sorted: keys))) }
         }
         places.sort { $0.rowid < $1.rowid }
         // Written in rowid order: appending to the table's B-tree instead of
@@ -165,7 +169,8 @@ final class ViewWriter {
             }
             try writer.finish()
         }
-        let newState = ViewState(groups: trees, rows: places, groupIDs: ids)
+        let newState = ViewState(groups: trees, keys: keyTrees, places: places.lazy.map { ($0.rowid, $0.place) },
+                                 groupIDs: ids)
         state = newState
         instance.hint = .none
     }
@@ -437,12 +442,12 @@ final class ViewWriter {
             preconditionFailure("view '\(instance.name)': \(problem)")
         }
         guard definition.sorting.usesSortKeys else { return }
-        state.groups.forEach { name, tree in
+        // The state checked that each group has a key per row, under the
+        // same labels; here, that the keys rise with the labels.
+        precondition(state.totalCount == 0 || !state.groupKeys.isEmpty, "view '\(instance.name)': no sort keys")
+        state.groupKeys.forEach { name, keys in
             var previous: SortKey?
-            tree.forEach { _, rowid in
-                guard let key = state.sortKey(of: rowid) else {
-                    preconditionFailure("view '\(instance.name)': row \(rowid) has no sort key")
-                }
+            keys.forEach { _, key in
                 if let previous {
                     precondition(previous <= key, "view '\(instance.name)': group \(name) is out of key order")
                 }
@@ -607,6 +612,7 @@ final class ViewWriter {
     /// Tries the spot of the last insert first (appends and prepends cost one
     /// comparison), then a binary search in one descent of the group's tree.
     private func position(of subject: Subject, in group: String, _ context: ViewWriteContext) throws -> Int {
+        if case .key(let key) = subject { return position(of: key, in: group) }
         guard let tree = state.group(group), !tree.isEmpty else { return 0 }
         switch instance.hint {
         case .end(let last) where bytesEqual(last, group):
@@ -617,6 +623,21 @@ final class ViewWriter {
             break
         }
         return try tree.firstIndex { try compare(subject, $0, group, context) == .ascending }
+    }
+
+    /// `position(of:in:)` for a sort key: the same search over the group's
+    /// keys themselves (`KeyTree`), comparing bytes in memory.
+    private func position(of key: SortKey, in group: String) -> Int {
+        guard let keys = state.keys(inGroup: group), !keys.isEmpty else { return 0 }
+        switch instance.hint {
+        case .end(let last) where bytesEqual(last, group):
+            if SortKey.compare(key.bytes, keys.last!.value.bytes) >= 0 { return keys.count }
+        case .beginning(let first) where bytesEqual(first, group):
+            if SortKey.compare(key.bytes, keys.first!.value.bytes) < 0 { return 0 }
+        default:
+            break
+        }
+        return keys.firstIndex { SortKey.compare(key.bytes, $0.bytes) < 0 }
     }
 
     /// Whether an updated row still sorts between its neighbours.
