@@ -909,8 +909,8 @@ typedef int (*ydb_sorting_fn)(void *ctx, ydb_txn *txn, const char *group,
 ** key in memory and stores it with the view, so it calls back once per row
 ** instead of once per comparison: populating is a scan and a native sort,
 ** and placing a changed row never reads other rows back. It costs memory:
-** each row's key in a buffer of its own, plus an entry in a rowid -> key
-** tree.
+** each row's key in a buffer of its own, plus an entry in its group's tree
+** of keys.
 **
 **     static int by_price_then_name(void *ctx, ydb_txn *txn, const char *group,
 **                                   const ydb_view_row *row, ydb_sort_key *key) {
