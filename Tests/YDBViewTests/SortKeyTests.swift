@@ -50,6 +50,26 @@ final class SortKeyTests: XCTestCase {
         }
     }
 
+    /// A population sorts keys by their 8-byte prefix first: where two
+    /// prefixes differ, they must order the keys as the full comparison
+    /// does (short keys, zero bytes and keys that are prefixes of others
+    /// included).
+    func testPrefixesOrderKeysAsTheirBytesDo() {
+        var rng = SeededGenerator(seed: 7)
+        let keys = (0 ..< 400).map { _ in
+            SortKey(bytes: (0 ..< Int.random(in: 0 ... 11, using: &rng)).map { _ in
+                [0, 1, 0x7f, 0x80, 0xff].randomElement(using: &rng)!
+            })
+        }
+        for a in keys {
+            for b in keys.prefix(60) where a.prefix != b.prefix {
+                XCTAssertEqual(a.prefix < b.prefix, SortKey.compare(a.bytes, b.bytes) < 0, "\(a) vs \(b)")
+            }
+        }
+        XCTAssertEqual(SortKey(bytes: [1, 2]).prefix, 0x0102_0000_0000_0000)
+        XCTAssertEqual(SortKey(bytes: Array(1 ... 9)).prefix, 0x0102_0304_0506_0708)
+    }
+
     /// A comparison inside a transaction that rolls back caches the row as
     /// that transaction changed it; the next transaction must not use it.
     func testRolledBackRowsLeaveNoTraceInTheComparatorCache() throws {

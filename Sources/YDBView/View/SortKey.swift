@@ -92,6 +92,18 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     public static func < (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs.bytes, rhs.bytes) < 0 }
 
     /// memcmp order: negative, zero or positive.
+    /// The first 8 bytes as a big-endian integer, zeros past the end. Two
+    /// keys whose prefixes differ compare as their prefixes do (a shorter
+    /// key that runs out first is also the smaller); equal prefixes need
+    /// `compare`.
+    var prefix: UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var value: UInt64 = 0
+            for index in 0 ..< 8 { value = value << 8 | UInt64(index < buffer.count ? buffer[index] : 0) }
+            return value
+        }
+    }
+
     static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
         lhs.withUnsafeBufferPointer { a in
             rhs.withUnsafeBufferPointer { b in

@@ -138,6 +138,7 @@ final class ViewWriter {
             keys.merge(scannedKeys) { logged, _ in logged }
         }
         var places: [(rowid: Int64, place: StoredPlace, sortKey: SortKey?)] = []
+        places.reserveCapacity(groups.reduce(0) { $0 + $1.1.count })
         var trees: [(GroupName, GroupTree)] = []
         var keyTrees: [(GroupName, KeyTree)] = []
         var ids = GroupIDs()
@@ -145,18 +146,19 @@ final class ViewWriter {
             let group = name.value, groupID = ids.id(for: group)
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
             logCreatedIfNew(group)
-            var members: [(Int64, Int64)] = []
-            var keys: [(Int64, SortKey)] = []
-            members.reserveCapacity(rows.count)
+            func label(_ index: Int) -> Int64 { OrderLabels.lowest + step * Int64(index + 1) }
+            // The trees are built from the sorted rows as they are read, with
+            // no array of their elements in between (peak memory).
+            let sorted = rows.lazy.enumerated()
+            trees.append((GroupName(value: group), GroupTree(sorted: sorted.map { (label($0.offset), $0.element.rowid) })))
+            if rows.first?.sortKey != nil {
+                keyTrees.append((GroupName(value: group),
+                                 KeyTree(sorted: sorted.map { (label($0.offset), $0.element.sortKey!) })))
+            }
             for (index, entry) in rows.enumerated() {
-                let label = OrderLabels.lowest + step * Int64(index + 1)
-                members.append((label, entry.rowid))
-                if let key = entry.sortKey { keys.append((label, key)) }
-                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label), entry.sortKey))
+                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label(index)), entry.sortKey))
                 entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
-            trees.append((GroupName(value: group), GroupTree(sorted: members)))
-            if !keys.isEmpty { keyTrees.append((GroupName(value: group), KeyTree(sorted: keys))) }
         }
         places.sort { $0.rowid < $1.rowid }
         // Written in rowid order: appending to the table's B-tree instead of
@@ -188,9 +190,11 @@ final class ViewWriter {
         switch definition.sorting.form {
         case .key(let keyFunction):
             // Equal keys keep the scan order, as the comparator form's stable
-            // sort does: the scan position breaks ties.
+            // sort does: the scan position breaks ties. Each row carries its
+            // key's first 8 bytes as an integer, which decides most
+            // comparisons without reading the key's own buffer.
             final class KeyedGroup {
-                var rows: [(key: SortKey, scan: Int, rowid: Int64)] = []
+                var rows: [(prefix: UInt64, key: SortKey, scan: Int, rowid: Int64)] = []
             }
             var grouped = ScanGroups { KeyedGroup() }
             var scan = 0
@@ -199,16 +203,18 @@ final class ViewWriter {
                 guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
                 let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
-                grouped[group].rows.append((key, scan, rowid))
+                grouped[group].rows.append((key.prefix, key, scan, rowid))
                 scan += 1
             }
             var done = scannedKeys.count
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, [SortedRow]) in
-                let rows = keyed.rows.sorted {
+                var rows = keyed.rows
+                keyed.rows = []   // sorted in place: no second copy
+                rows.sort {
+                    if $0.prefix != $1.prefix { return $0.prefix < $1.prefix }
                     let order = SortKey.compare($0.key.bytes, $1.key.bytes)
                     return order != 0 ? order < 0 : $0.scan < $1.scan
                 }
-                keyed.rows = []   // the sorted copy replaces it
                 done += rows.count
                 try populationTick?(done)
                 return (name, rows.map { ($0.rowid, $0.key) })
