@@ -77,6 +77,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         var newState = state
         var logs: [Name: ViewCommitLog] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
+        try saveViewStorage()
         for (name, writer) in writers {
             if Tuning.checksInvariants {
                 // A view an asynchronous registration is still storing
@@ -347,5 +348,17 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     }
 
     /// Runs view maintenance work with the transaction's failure rules.
-    func viewWork<T>(_ body: () throws -> T) throws -> T { try write(body) }
+    /// The views' owed storage writes go first: registration work reads,
+    /// drops and rewrites stored views, and must find them as they are.
+    func viewWork<T>(_ body: () throws -> T) throws -> T {
+        try write {
+            try saveViewStorage()
+            return try body()
+        }
+    }
+
+    /// Writes every view's owed storage rows (`ViewWriter.saveStorage`).
+    private func saveViewStorage() throws {
+        for writer in writers.values { try writer.saveStorage(handle) }
+    }
 }
