@@ -261,28 +261,31 @@ final class ViewWriter {
                     }
                 }
                 // Sort positions, not rows: the merge then moves integers.
-                func sortPositions(_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> [Int] {
+                func sortPositions(_ compare: (Int, Int) throws -> ViewOrder) throws -> [Int] {
                     try StableSort.sort(Array(0..<count), afterPass: afterPass) { a, b in
                         if let tick {
                             comparisons += 1
                             if comparisons & 4095 == 0 { try tick(done) }
                         }
-                        return try Self.callback(viewName, "sorting") {
-                            try compare(context.transaction, a, b)
-                        } == .ascending
+                        return try Self.callback(viewName, "sorting") { try compare(a, b) } == .ascending
                     }
                 }
+                // The running transaction is looked up once a group and not
+                // handed to each comparison: it is weakly referenced (by the
+                // handles lent to callbacks), which makes every retain of it
+                // slow, and a population compares some twenty million times.
+                let running = try context.transaction
                 var order: [Int] = []
                 if let prepared {
                     // Errors pass as they are: the comparisons' are already
                     // named, and a cancellation must stay one.
-                    try prepared(group, scanned.rows) { compare in order = try sortPositions(compare) }
+                    try prepared(running, group, scanned.rows) { compare in order = try sortPositions(compare) }
                     guard order.count == count else {
                         throw YDBError(.callbackFailed, "view '\(viewName)': the sorting binding did not sort the group")
                     }
                 } else {
                     let rows = scanned.rows
-                    order = try sortPositions { running, a, b in try compare(running, group, rows[a], rows[b]) }
+                    order = try sortPositions { a, b in try compare(running, group, rows[a], rows[b]) }
                 }
                 let sorted = order.map { (scanned.rowids[$0], nil as SortKey?) }
                 scanned.rows = []
