@@ -193,7 +193,8 @@ extension ReadWriteTransaction {
             var stored = ViewStorage.BulkPut(id: id, handle)
             state.forEachPlace(inRanks: lower ..< upper) { rowid, place in
                 do {
-                    try stored.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
+                    try stored.put(rowid: rowid, group: place.group, label: place.label,
+                                   sortKey: state.sortKey(inGroup: place.group, label: place.label))
                     next = rowid + 1
                     return true
                 } catch {

@@ -1,9 +1,8 @@
-/// Where a row stands: its group, its order label there, and (sort-key
-/// form only) its sort key: what placing another row compares against.
+/// Where a row stands: its group and its order label there (its sort key,
+/// if any, is in the group's `KeyTree` under the same label).
 struct RowPlace {
     let group: String
     var label: Int64
-    var sortKey: SortKey?
 }
 
 /// A `RowPlace` as the row index stores it: the group by id (see
@@ -15,7 +14,6 @@ struct StoredPlace {
     let groupID: UInt32
     var label: Int64
 }
-
 
 /// The group names a view's rows are in, each under a small id that the row
 /// index stores instead of the name. An id stays with its name while the
@@ -98,12 +96,8 @@ struct ViewState: ViewContents {
     /// The position of the first row whose rowid is >= `rowid`, in rowid order.
     func rank(ofRowid rowid: Int64) -> Int { places.rank(of: rowid) }
 
-    /// A stored place with its group's name and (sort-key form) its key,
-    /// looked up in the group's `KeyTree`.
     private func resolved(_ stored: StoredPlace) -> RowPlace {
-        let group = groupIDs[stored.groupID]
-        let key = groupKeys.isEmpty ? nil : keys(inGroup: group)?.value(for: stored.label)
-        return RowPlace(group: group, label: stored.label, sortKey: key)
+        RowPlace(group: groupIDs[stored.groupID], label: stored.label)
     }
 
     func locate(rowid: Int64) -> (group: String, index: Int)? {
@@ -142,8 +136,16 @@ struct ViewState: ViewContents {
         }
     }
 
+    /// The sort key of the row at `label` of `group` (nil for a comparator
+    /// view or an unknown row).
+    func sortKey(inGroup group: String, label: Int64) -> SortKey? {
+        groupKeys.isEmpty ? nil : keys(inGroup: group)?.value(for: label)
+    }
+
     /// The sort key of a row (nil for a comparator view or an unknown row).
-    func sortKey(of rowid: Int64) -> SortKey? { groupKeys.isEmpty ? nil : place(of: rowid)?.sortKey }
+    func sortKey(of rowid: Int64) -> SortKey? {
+        groupKeys.isEmpty ? nil : place(of: rowid).flatMap { sortKey(inGroup: $0.group, label: $0.label) }
+    }
 
     /// A row kept its place but its sort key changed.
     mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
@@ -304,7 +306,7 @@ extension ViewState {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false
             }
-            if keyed, place.sortKey == nil {
+            if keyed, sortKey(inGroup: place.group, label: place.label) == nil {
                 problem = "row \(rowid) of group \(place.group) has no sort key, other rows have one"
                 return false
             }

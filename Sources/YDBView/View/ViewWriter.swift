@@ -91,7 +91,7 @@ final class ViewWriter {
         }
         let subject = try self.subject(row, in: newGroup, context)
         if try fitsInPlace(subject, newGroup, oldIndex, context) {
-            if let key = subject.sortKey, current.sortKey != key {
+            if let key = subject.sortKey, state.sortKey(inGroup: newGroup, label: current.label) != key {
                 state.setSortKey(key, for: rowid)
                 try persist(rowid, newGroup, current.label, key, context)
             }
@@ -360,7 +360,8 @@ final class ViewWriter {
             var writer = ViewStorage.BulkPut(id: id, context.storage)
             state.forEachPlace { rowid, place in
                 do {
-                    try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: place.sortKey)
+                    try writer.put(rowid: rowid, group: place.group, label: place.label,
+                                   sortKey: state.sortKey(inGroup: place.group, label: place.label))
                     return true
                 } catch {
                     failure = error
@@ -660,71 +661,75 @@ final class ViewWriter {
     }
 
     /// The upper-bound index for `subject` in `group`: after every equal row.
-    /// Tries the spot of the last insert first (appends and prepends cost one
-    /// comparison), then a binary search in one descent of the group's tree.
+    /// A key is searched among the group's keys (`KeyTree`, bytes compared
+    /// in memory), a row through the comparator.
     private func position(of subject: Subject, in group: String, _ context: ViewWriteContext) throws -> Int {
-        if case .key(let key) = subject { return position(of: key, in: group) }
-        guard let tree = state.group(group), !tree.isEmpty else { return 0 }
-        switch instance.hint {
-        case .end(let last) where bytesEqual(last, group):
-            if try compare(subject, tree.last!.value, group, context) != .ascending { return tree.count }
-        case .beginning(let first) where bytesEqual(first, group):
-            if try compare(subject, tree.first!.value, group, context) == .ascending { return 0 }
-        default:
-            break
+        switch subject {
+        case .key(let key):
+            guard let keys = state.keys(inGroup: group) else { return 0 }
+            return upperBound(in: keys, of: group) { Self.order(key, $0) == .ascending }
+        case .row(let row):
+            guard let tree = state.group(group) else { return 0 }
+            return try upperBound(in: tree, of: group) { try compare(row, $0, group, context) == .ascending }
         }
-        return try tree.firstIndex { try compare(subject, $0, group, context) == .ascending }
     }
 
-    /// `position(of:in:)` for a sort key: the same search over the group's
-    /// keys themselves (`KeyTree`), comparing bytes in memory.
-    private func position(of key: SortKey, in group: String) -> Int {
-        guard let keys = state.keys(inGroup: group), !keys.isEmpty else { return 0 }
+    /// The index in `tree` (a group's rows or keys) of the first element
+    /// `goesBefore` says the placed row sorts before. Tries the spot of the
+    /// last insert first (appends and prepends cost one comparison), then a
+    /// binary search in one descent of the tree.
+    private func upperBound<Value>(in tree: CountedTree<Int64, Value>, of group: String,
+                                   _ goesBefore: (Value) throws -> Bool) rethrows -> Int {
+        guard !tree.isEmpty else { return 0 }
         switch instance.hint {
         case .end(let last) where bytesEqual(last, group):
-            if SortKey.compare(key.bytes, keys.last!.value.bytes) >= 0 { return keys.count }
+            if try !goesBefore(tree.last!.value) { return tree.count }
         case .beginning(let first) where bytesEqual(first, group):
-            if SortKey.compare(key.bytes, keys.first!.value.bytes) < 0 { return 0 }
+            if try goesBefore(tree.first!.value) { return 0 }
         default:
             break
         }
-        return keys.firstIndex { SortKey.compare(key.bytes, $0.bytes) < 0 }
+        return try tree.firstIndex(where: goesBefore)
     }
 
     /// Whether an updated row still sorts between its neighbours.
     private func fitsInPlace(_ subject: Subject, _ group: String, _ index: Int,
                              _ context: ViewWriteContext) throws -> Bool {
-        let tree = state.group(group)!
-        if index > 0, try compare(subject, tree.element(at: index - 1)!.value, group, context) == .ascending {
-            return false
+        switch subject {
+        case .key(let key):
+            return Self.fits(at: index, in: state.keys(inGroup: group)!) { Self.order(key, $0) }
+        case .row(let row):
+            return try Self.fits(at: index, in: state.group(group)!) { try compare(row, $0, group, context) }
         }
-        if index + 1 < tree.count,
-           try compare(subject, tree.element(at: index + 1)!.value, group, context) == .descending {
-            return false
-        }
+    }
+
+    /// Whether `order` (the placed row against an element of `tree`) puts
+    /// the row at `index` between the elements before and after it.
+    private static func fits<Value>(at index: Int, in tree: CountedTree<Int64, Value>,
+                                    _ order: (Value) throws -> ViewOrder) rethrows -> Bool {
+        if index > 0, try order(tree.element(at: index - 1)!.value) == .ascending { return false }
+        if index + 1 < tree.count, try order(tree.element(at: index + 1)!.value) == .descending { return false }
         return true
     }
 
-    private func compare(_ subject: Subject, _ otherRowid: Int64, _ group: String,
+    private static func order(_ key: SortKey, _ other: SortKey) -> ViewOrder {
+        let order = SortKey.compare(key.bytes, other.bytes)
+        return order < 0 ? .ascending : order == 0 ? .same : .descending
+    }
+
+    /// `row` against the row `otherRowid` of `group`, by the comparator
+    /// (the other row read back once and kept in `rowCache`).
+    private func compare(_ row: ViewRow, _ otherRowid: Int64, _ group: String,
                          _ context: ViewWriteContext) throws -> ViewOrder {
-        switch subject {
-        case .key(let key):
-            guard let other = state.sortKey(of: otherRowid) else {
-                throw YDBError(.corrupt, "view '\(instance.name)': row \(otherRowid) has no sort key")
-            }
-            let order = SortKey.compare(key.bytes, other.bytes)
-            return order < 0 ? .ascending : order == 0 ? .same : .descending
-        case .row(let row):
-            guard case .comparator(let compare) = definition.sorting.form else { preconditionFailure("form changed") }
-            let other: ViewRow
-            if let cached = rowCache.row(otherRowid) {
-                other = cached
-            } else {
-                other = try context.rows.loadRow(otherRowid, definition.sorting.flavour)
-                rowCache.store(other, for: otherRowid)
-            }
-            return try Self.callback(instance.name, "sorting") { try compare(context.transaction, group, row, other) }
+        guard case .comparator(let compare) = definition.sorting.form else { preconditionFailure("form changed") }
+        let other: ViewRow
+        if let cached = rowCache.row(otherRowid) {
+            other = cached
+        } else {
+            other = try context.rows.loadRow(otherRowid, definition.sorting.flavour)
+            rowCache.store(other, for: otherRowid)
         }
+        return try Self.callback(instance.name, "sorting") { try compare(context.transaction, group, row, other) }
     }
 
     private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
