@@ -593,21 +593,12 @@ final class ViewWriter {
     /// Writes the storage rows this transaction owes (`unsaved`).
     func saveStorage(_ handle: SQLiteHandle) throws {
         guard !unsaved.isEmpty else { return }
-        let owed = unsaved
+        let owed = unsaved.sorted { $0.key < $1.key }
         unsaved.removeAll()
         guard let id = instance.storageID else { return }
-        if owed.count == 1, let (rowid, row) = owed.first {   // a one-row commit: one statement
-            switch row {
-            case .put(let group, let label, let sortKey):
-                try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, handle)
-            case .removed:
-                try ViewStorage.delete(id: id, rowid: rowid, handle)
-            }
-            return
-        }
         var writer = ViewStorage.BulkPut(id: id, handle)
-        for rowid in owed.keys.sorted() {
-            switch owed[rowid]! {
+        for (rowid, row) in owed {
+            switch row {
             case .put(let group, let label, let sortKey):
                 try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
             case .removed:
