@@ -200,8 +200,8 @@ struct RowTable {
     /// returns its rowid, or returns nil when there is no such row. A lookup
     /// and an update by rowid: one `UPDATE … RETURNING` would be a single
     /// statement, but SQLite builds a temporary table for every RETURNING,
-    /// which cost more than the second statement (a fifth of a one-row
-    /// commit's row write).
+    /// which cost more than the second statement (in a profile, most of
+    /// what a one-row update spent writing `ydb_rows`).
     func update(key: String, collection: String, object: [UInt8], metadata: [UInt8]?) throws -> Int64? {
         guard let rowid = try reader.rowid(forKey: key, inCollection: collection) else { return nil }
         let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")

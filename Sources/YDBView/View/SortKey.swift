@@ -91,7 +91,6 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     public static func < (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs.bytes, rhs.bytes) < 0 }
 
-    /// memcmp order: negative, zero or positive.
     /// The first 8 bytes as a big-endian integer, zeros past the end. Two
     /// keys whose prefixes differ compare as their prefixes do (a shorter
     /// key that runs out first is also the smaller); equal prefixes need
@@ -104,6 +103,7 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// memcmp order: negative, zero or positive.
     static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
         lhs.withUnsafeBufferPointer { a in
             rhs.withUnsafeBufferPointer { b in
