@@ -299,15 +299,12 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
     }
 }
 
-/// A view's rows are read a batch of 64 at a time: ranges across batch
-/// boundaries, both directions, a stop in the middle of a batch, and the
-/// objects each row holds.
-final class BatchedEnumerationTests: XCTestCase {
+extension ViewTests {
+    /// A view's rows are read a batch of 64 at a time: ranges across batch
+    /// boundaries, both directions, a stop in the middle of a batch, and the
+    /// objects each row holds.
     func testRangesAcrossBatchesMatchTheRowsOneByOne() throws {
-        let database = try Database(path: nil)
-        defer { database.close() }
         try database.registerView(rankView(), name: "v")
-        let connection = try database.newConnection()
         try connection.readWrite { t in
             for index in 0 ..< 150 {
                 try t.setObject(Item.encode(group: "g", rank: (index * 37) % 150), forKey: "k\(index)",
