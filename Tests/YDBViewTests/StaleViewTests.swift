@@ -113,9 +113,8 @@ final class StaleViewTests: XCTestCase {
 extension StaleViewTests {
     /// SQLite's extended result code stays on the error.
     func testSQLiteCodeIsKept() throws {
-        try Array("this is not an SQLite database, not even close -- ".utf8).withUnsafeBytes { bytes in
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        }
+        XCTAssertTrue(FileManager.default.createFile(
+            atPath: path, contents: Data("this is not an SQLite database, not even close -- ".utf8)))
         XCTAssertThrowsError(try Database(path: path)) { error in
             XCTAssertEqual((error as? YDBError)?.code, .corrupt)
             XCTAssertEqual((error as? YDBError)?.sqliteCode, 26)   // SQLITE_NOTADB

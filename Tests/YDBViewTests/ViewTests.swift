@@ -86,7 +86,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         XCTAssertEqual(try dump(), ["h": ["z"]])
         try connection.readWrite { try $0.removeAllObjectsInAllCollections() }
         XCTAssertEqual(lastLog()?.entries, [.reset, .groupEmptied("h")])
-        XCTAssertEqual(lastLog()?.keys.values.map(\.key), ["z"])
+        XCTAssertEqual(lastLog()?.keys.map(\.key.key), ["z"])
         XCTAssertEqual(try dump(), [:])
     }
 

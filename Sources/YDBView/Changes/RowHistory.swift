@@ -27,7 +27,7 @@ struct CommitHistories {
     /// left it, including rows no entry names.
     private(set) var resetSeen = false
     /// (collection, key) of the rows the logs know.
-    private(set) var keys: [Int64: RowKey] = [:]
+    private(set) var keys = RowKeys()
 
     private static let insertOrDeleteFlags: RowChangeFlags = [.object, .metadata]
 
@@ -35,7 +35,7 @@ struct CommitHistories {
     ///   rows first named after a reset (did the reset remove them?).
     init(logs: [ViewCommitLog], before: any ViewContents) {
         for log in logs {
-            keys.merge(log.keys) { _, newer in newer }
+            keys.merge(log.keys, keepingOwn: false)
             for entry in log.entries { apply(entry, before: before) }
         }
     }

@@ -305,7 +305,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             removedAll = true
             changedRows.removeAll()
             removedCollections.removeAll()
-            for rowid in removed.keys { changedRowids?[rowid, default: []].formUnion(.removed) }
+            for rowid in removed.rowids { changedRowids?[rowid, default: []].formUnion(.removed) }
             try forEachView { try $0.allRemoved(keys: removed, viewContext) }
         }
     }

@@ -249,14 +249,14 @@ struct RowTable {
     }
 
     /// Deletes every row; returns what it deleted.
-    func deleteAll() throws -> [Int64: RowKey] {
-        let select = try handle.statement("SELECT rowid, collection, key FROM ydb_rows")
-        var removed: [Int64: RowKey] = [:]
+    func deleteAll() throws -> RowKeys {
+        let select = try handle.statement("SELECT rowid, collection, key FROM ydb_rows ORDER BY rowid")
+        var removed = RowKeys()
         while try select.step() {
-            removed[select.int64(0)] = RowKey(collection: select.string(1), key: select.string(2))
+            removed.appendScanned(select.int64(0), RowKey(collection: select.string(1), key: select.string(2)))
         }
         select.reset()
-        guard !removed.isEmpty else { return [:] }
+        guard !removed.isEmpty else { return removed }
         try handle.execute("DELETE FROM ydb_rows")
         return removed
     }

@@ -42,11 +42,11 @@ public struct ViewCommitLog: @unchecked Sendable {
     public let entries: [ViewLogEntry]
     /// (collection, key) of every rowid named in `entries`, and of every row
     /// held by `before` when `entries` contains `.reset`.
-    public let keys: [Int64: RowKey]
+    public let keys: RowKeys
 
     public init(viewName: String, snapshotBefore: UInt64, snapshot: UInt64,
                 before: any ViewContents, after: any ViewContents,
-                entries: [ViewLogEntry], keys: [Int64: RowKey]) {
+                entries: [ViewLogEntry], keys: RowKeys) {
         self.viewName = viewName
         self.snapshotBefore = snapshotBefore
         self.snapshot = snapshot

@@ -6,7 +6,7 @@ final class ViewWriter {
     /// The view as the transaction found it.
     private let before: ViewState
     private var entries: [ViewLogEntry] = []
-    private var keys: [Int64: RowKey] = [:]
+    private var keys = RowKeys()
     // Group names are compared as bytes (`Name`), never as Strings.
     private var loggedCreated: Set<Name> = []
     private var shrunkGroups: Set<Name> = []
@@ -126,7 +126,7 @@ final class ViewWriter {
 
     /// Everything was removed. `keys` holds the (collection, key) of every
     /// row that existed, so the log can name the rows the view held.
-    func allRemoved(keys allKeys: [Int64: RowKey], _ context: ViewWriteContext) throws {
+    func allRemoved(keys allKeys: RowKeys, _ context: ViewWriteContext) throws {
         guard state.totalCount > 0 else { return }
         try reset(keys: allKeys, context)
     }
@@ -138,29 +138,28 @@ final class ViewWriter {
     /// per row (sort-key form, then a native sort). Logged as a reset
     /// followed by inserts, so mappings of an existing view get a changeset.
     func repopulate(_ context: ViewWriteContext) throws {
-        let (groups, scannedKeys) = try sortedGroups(context)
+        var (groups, scannedKeys) = try sortedGroups(context)
         if state.totalCount > 0 { try reset(keys: scannedKeys, context) }
         // Every row logged below was scanned: the scan's keys are the log's
         // (a row the grouping left out is named too, and never looked up).
-        // One dictionary for both instead of a second copy, row by row.
-        if keys.isEmpty {
-            keys = scannedKeys
-        } else {
-            keys.merge(scannedKeys) { logged, _ in logged }
-        }
+        // One table for both instead of a second copy, row by row.
+        keys.merge(scannedKeys, keepingOwn: true)
+        let total = groups.reduce(0) { $0 + $1.1.count }
         var places: [(rowid: Int64, place: StoredPlace, sortKey: SortKey?)] = []
-        places.reserveCapacity(groups.reduce(0) { $0 + $1.1.count })
+        places.reserveCapacity(total)
         var trees: [(GroupName, GroupTree)] = []
         var keyTrees: [(GroupName, KeyTree)] = []
         var ids = GroupIDs()
-        for (name, rows) in groups {
+        for position in groups.indices {
+            let (name, rows) = groups[position]
+            groups[position].1 = []   // freed once its trees and places are made (peak memory)
             let group = name.value, groupID = ids.id(for: group)
             let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
-            logCreatedIfNew(group)
             func label(_ index: Int) -> Int64 { OrderLabels.lowest + step * Int64(index + 1) }
             // The trees are built from the sorted rows as they are read, with
-            // no array of their elements in between (peak memory).
-            let sorted = rows.lazy.enumerated()
+            // no array of their elements in between (peak memory; `lazy`
+            // after `enumerated`, which is eager on a lazy sequence).
+            let sorted = rows.enumerated().lazy
             trees.append((GroupName(value: group), GroupTree(sorted: sorted.map { (label($0.offset), $0.element.rowid) })))
             if rows.first?.sortKey != nil {
                 keyTrees.append((GroupName(value: group),
@@ -168,7 +167,6 @@ final class ViewWriter {
             }
             for (index, entry) in rows.enumerated() {
                 places.append((entry.rowid, StoredPlace(groupID: groupID, label: label(index)), entry.sortKey))
-                entries.append(.insert(rowid: entry.rowid, group: group, index: index))
             }
         }
         places.sort { $0.rowid < $1.rowid }
@@ -185,6 +183,21 @@ final class ViewWriter {
         let newState = ViewState(groups: trees, keys: keyTrees, places: places.lazy.map { ($0.rowid, $0.place) },
                                  groupIDs: ids)
         state = newState
+        places = []
+        // Logged from the finished trees, once `places` is gone: the log
+        // (40 bytes a row) and `places` never coexist. Sized once: a log
+        // growing by doubling held two copies at its peak.
+        entries.reserveCapacity(entries.count + total + trees.count)
+        for (name, tree) in trees {
+            let group = name.value
+            logCreatedIfNew(group)
+            var index = 0
+            tree.forEach { _, rowid in
+                entries.append(.insert(rowid: rowid, group: group, index: index))
+                index += 1
+                return true
+            }
+        }
         instance.hint = .none
     }
 
@@ -193,11 +206,12 @@ final class ViewWriter {
     /// Every allowed row, grouped, each group in sort order (groups in byte
     /// order), and the (collection, key) of every row scanned.
     private func sortedGroups(_ context: ViewWriteContext) throws
-        -> (groups: [(Name, [SortedRow])], keys: [Int64: RowKey]) {
+        -> (groups: [(Name, [SortedRow])], keys: RowKeys) {
         let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
         let sortingFlavour = definition.sorting.flavour
         let viewName = instance.name
-        var scannedKeys: [Int64: RowKey] = [:]
+        var scannedKeys = RowKeys()
+        var rowsScanned = 0
         switch definition.sorting.form {
         case .key(let keyFunction):
             // Equal keys keep the scan order, as the comparator form's stable
@@ -210,14 +224,15 @@ final class ViewWriter {
             var grouped = ScanGroups { KeyedGroup() }
             var scan = 0
             try scanRows(flavour, context) { rowid, row in
-                scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
+                scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
+                rowsScanned += 1
                 guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
                 let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
                 grouped[group].rows.append((key.prefix, key, scan, rowid))
                 scan += 1
             }
-            var done = scannedKeys.count
+            var done = rowsScanned
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, [SortedRow]) in
                 var rows = keyed.rows
                 keyed.rows = []   // sorted in place: no second copy
@@ -238,7 +253,8 @@ final class ViewWriter {
             }
             var grouped = ScanGroups { ScannedGroup() }
             try scanRows(flavour, context) { rowid, row in
-                scannedKeys[rowid] = RowKey(collection: row.collection, key: row.key)
+                scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
+                rowsScanned += 1
                 if let group = try runGrouping(row, context) {
                     let scanned = grouped[group]
                     scanned.rowids.append(rowid)
@@ -248,7 +264,7 @@ final class ViewWriter {
             // Progress (an asynchronous registration): pass by pass, and a
             // cancellation check every few thousand comparisons.
             let tick = populationTick
-            var done = scannedKeys.count
+            var done = rowsScanned
             let prepared = definition.sorting.prepared
             let groups = try grouped.inNameOrder.map { name, scanned -> (Name, [SortedRow]) in
                 let group = name.value, count = scanned.rows.count
@@ -325,15 +341,11 @@ final class ViewWriter {
         // Taken, not shared: `built` is left empty, so that the changes
         // below do not copy what it held.
         defer {
-            built.keys = [:]
+            built.keys = RowKeys()
             built.entries = []
             built.state = ViewState()
         }
-        if keys.isEmpty {
-            keys = built.keys
-        } else {
-            keys.merge(built.keys) { logged, _ in logged }
-        }
+        keys.merge(built.keys, keepingOwn: true)
         if state.totalCount > 0 {
             // The log names every row the view held: the scan knew most of
             // them; rows written since it ran are looked up.
@@ -569,7 +581,7 @@ final class ViewWriter {
         shrunkGroups.insert(Name(group))
     }
 
-    private func reset(keys allKeys: [Int64: RowKey], _ context: ViewWriteContext) throws {
+    private func reset(keys allKeys: RowKeys, _ context: ViewWriteContext) throws {
         state.places.forEach { rowid, _ in
             if let rowKey = allKeys[rowid] { keys[rowid] = rowKey }
             return true

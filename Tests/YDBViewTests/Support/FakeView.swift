@@ -142,7 +142,7 @@ final class FakeView {
             entries.append(.groupEmptied(group))
         }
         let after = contents
-        var keys: [Int64: RowKey] = [:]
+        var keys = RowKeys()
         for entry in entries {
             switch entry {
             case .insert(let rowid, _, _), .delete(let rowid, _, _), .update(let rowid, _, _, _):
