@@ -39,14 +39,14 @@ public struct ViewCommitLog: @unchecked Sendable {
     public let before: any ViewContents
     public let after: any ViewContents
     /// The operations, in order.
-    public let entries: [ViewLogEntry]
+    public let entries: ViewLogEntries
     /// (collection, key) of every rowid named in `entries`, and of every row
     /// held by `before` when `entries` contains `.reset`.
     public let keys: RowKeys
 
     public init(viewName: String, snapshotBefore: UInt64, snapshot: UInt64,
                 before: any ViewContents, after: any ViewContents,
-                entries: [ViewLogEntry], keys: RowKeys) {
+                entries: ViewLogEntries, keys: RowKeys) {
         self.viewName = viewName
         self.snapshotBefore = snapshotBefore
         self.snapshot = snapshot
@@ -54,5 +54,82 @@ public struct ViewCommitLog: @unchecked Sendable {
         self.after = after
         self.entries = entries
         self.keys = keys
+    }
+}
+
+/// A view log's entries, in order: a random-access collection of
+/// `ViewLogEntry`.
+///
+/// A population logs one insert per row, every row of a group in order. Such
+/// a run is kept as the group's name and its rowids (8 bytes a row instead
+/// of an entry's 40), and read back as the `.insert` entries it stands for:
+/// a registration's log was the largest allocation left at the end of a
+/// population. Any other entry is kept as it is.
+public struct ViewLogEntries: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral,
+                              CustomStringConvertible {
+    /// The entries outside runs, in order.
+    private var singles: [ViewLogEntry] = []
+    /// The runs, in order.
+    private var runs: [Run] = []
+    /// Entries the runs stand for, in all.
+    private var runEntries = 0
+
+    /// `rowids.count` inserts into `group` at indexes 0, 1, …, starting at
+    /// position `start` of the log, after `singlesBefore` singles.
+    private struct Run: Sendable {
+        var start: Int
+        var singlesBefore: Int
+        var group: String
+        var rowids: [Int64]
+    }
+
+    public init() {}
+    public init(_ entries: [ViewLogEntry]) { singles = entries }
+    public init(arrayLiteral entries: ViewLogEntry...) { singles = entries }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { singles.count + runEntries }
+
+    public subscript(position: Int) -> ViewLogEntry {
+        precondition(position >= 0 && position < endIndex, "view log position \(position) out of range")
+        if runs.isEmpty { return singles[position] }
+        // The last run starting at or before `position`.
+        var low = 0, high = runs.count
+        while low < high {
+            let mid = (low + high) / 2
+            if runs[mid].start <= position { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return singles[position] }
+        let run = runs[low - 1], offset = position - run.start
+        if offset < run.rowids.count { return .insert(rowid: run.rowids[offset], group: run.group, index: offset) }
+        return singles[run.singlesBefore + offset - run.rowids.count]
+    }
+
+    public static func == (lhs: ViewLogEntries, rhs: ViewLogEntries) -> Bool { lhs.elementsEqual(rhs) }
+
+    public var description: String { Array(self).description }
+
+    mutating func append(_ entry: ViewLogEntry) { singles.append(entry) }
+
+    mutating func reserveCapacity(_ singleEntries: Int) { singles.reserveCapacity(singleEntries) }
+
+    /// Logs the inserts of `rowids` into `group` at indexes 0, 1, … in turn
+    /// (a population of the group).
+    mutating func appendInserts(into group: String, rowids: [Int64]) {
+        guard !rowids.isEmpty else { return }
+        runs.append(Run(start: endIndex, singlesBefore: singles.count, group: group, rowids: rowids))
+        runEntries += rowids.count
+    }
+
+    mutating func append(contentsOf other: ViewLogEntries) {
+        let start = endIndex, singlesBefore = singles.count
+        runs += other.runs.map { run in
+            var moved = run
+            moved.start += start
+            moved.singlesBefore += singlesBefore
+            return moved
+        }
+        singles += other.singles
+        runEntries += other.runEntries
     }
 }

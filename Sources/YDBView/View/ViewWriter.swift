@@ -5,7 +5,7 @@ final class ViewWriter {
     var instance: ViewInstance
     /// The view as the transaction found it.
     private let before: ViewState
-    private var entries: [ViewLogEntry] = []
+    private var entries = ViewLogEntries()
     private var keys = RowKeys()
     // Group names are compared as bytes (`Name`), never as Strings.
     private var loggedCreated: Set<Name> = []
@@ -184,19 +184,17 @@ final class ViewWriter {
                                  groupIDs: ids)
         state = newState
         places = []
-        // Logged from the finished trees, once `places` is gone: the log
-        // (40 bytes a row) and `places` never coexist. Sized once: a log
-        // growing by doubling held two copies at its peak.
-        entries.reserveCapacity(entries.count + total + trees.count)
+        // Logged from the finished trees, once `places` is gone: each group
+        // as one run of inserts (8 bytes a row, `ViewLogEntries`).
         for (name, tree) in trees {
-            let group = name.value
-            logCreatedIfNew(group)
-            var index = 0
+            logCreatedIfNew(name.value)
+            var rowids: [Int64] = []
+            rowids.reserveCapacity(tree.count)
             tree.forEach { _, rowid in
-                entries.append(.insert(rowid: rowid, group: group, index: index))
-                index += 1
+                rowids.append(rowid)
                 return true
             }
+            entries.appendInserts(into: name.value, rowids: rowids)
         }
         instance.hint = .none
     }
@@ -342,7 +340,7 @@ final class ViewWriter {
         // below do not copy what it held.
         defer {
             built.keys = RowKeys()
-            built.entries = []
+            built.entries = ViewLogEntries()
             built.state = ViewState()
         }
         keys.merge(built.keys, keepingOwn: true)
@@ -357,7 +355,7 @@ final class ViewWriter {
             for rowid in unnamed { keys[rowid] = try context.rows.rowKey(forRowid: rowid) }
             try reset(keys: [:], context)
         }
-        if entries.isEmpty { entries = built.entries } else { entries += built.entries }
+        if entries.isEmpty { entries = built.entries } else { entries.append(contentsOf: built.entries) }
         unplaced = built.unplaced
         loggedCreated.formUnion(built.loggedCreated)
         shrunkGroups.formUnion(built.shrunkGroups)

@@ -154,7 +154,7 @@ final class FakeView {
             for rows in before.groups.values { for rowid in rows { keys[rowid] = Self.key(rowid) } }
         }
         let log = ViewCommitLog(viewName: name, snapshotBefore: snapshot, snapshot: snapshot + 1,
-                                before: before, after: after, entries: entries, keys: keys)
+                                before: before, after: after, entries: ViewLogEntries(entries), keys: keys)
         snapshot += 1
         before = after
         entries = []

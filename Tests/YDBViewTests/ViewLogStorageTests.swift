@@ -1,9 +1,11 @@
 import XCTest
 @testable import YDBView
 
-/// `RowKeys` keeps scanned rows in a sorted array and other rows in a
-/// dictionary; every sequence of operations must read as one dictionary.
-final class RowKeysTests: XCTestCase {
+/// A view log's compact storage must read as the plain collections it
+/// replaces: `RowKeys` (scanned rows in a sorted array, others in a
+/// dictionary) as one dictionary, `ViewLogEntries` (populations as runs of
+/// rowids) as one array of entries.
+final class ViewLogStorageTests: XCTestCase {
     private static func key(_ rowid: Int64, _ version: Int) -> RowKey {
         RowKey(collection: "c\(version % 3)", key: "k\(rowid)-\(version)")
     }
@@ -53,6 +55,46 @@ final class RowKeysTests: XCTestCase {
                 let model = mineModel.merging(theirModel) { own, their in keepingOwn ? own : their }
                 check(merged, model, "round \(round), merged keeping own \(keepingOwn)")
             }
+        }
+    }
+
+    /// Random logs of single entries, runs of inserts and appended logs,
+    /// each read back (iterated, subscripted, compared) against an array.
+    func testLogEntriesWithRunsReadAsAnArray() {
+        var random = SeededGenerator(seed: 12)
+        func build(depth: Int) -> (ViewLogEntries, [ViewLogEntry]) {
+            var log = ViewLogEntries(), model: [ViewLogEntry] = []
+            for _ in 0 ..< Int.random(in: 0 ..< 12, using: &random) {
+                let group = "g\(Int.random(in: 0 ..< 3, using: &random))"
+                switch Int.random(in: 0 ..< 6, using: &random) {
+                case 0 ..< 3:
+                    let entry: ViewLogEntry = Bool.random(using: &random)
+                        ? .delete(rowid: Int64.random(in: 0 ..< 50, using: &random), group: group, index: 1)
+                        : .groupCreated(group)
+                    log.append(entry)
+                    model.append(entry)
+                case 3, 4:
+                    let rowids = (0 ..< Int.random(in: 0 ..< 6, using: &random)).map { _ in
+                        Int64.random(in: 0 ..< 50, using: &random)
+                    }
+                    log.appendInserts(into: group, rowids: rowids)
+                    model += rowids.enumerated().map { .insert(rowid: $0.element, group: group, index: $0.offset) }
+                default:
+                    guard depth < 2 else { continue }
+                    let (other, otherModel) = build(depth: depth + 1)
+                    log.append(contentsOf: other)
+                    model += otherModel
+                }
+            }
+            return (log, model)
+        }
+        for round in 0 ..< 300 {
+            let (log, model) = build(depth: 0)
+            XCTAssertEqual(Array(log), model, "round \(round)")
+            XCTAssertEqual(log.count, model.count, "round \(round)")
+            for (position, entry) in model.enumerated() { XCTAssertEqual(log[position], entry, "round \(round)") }
+            XCTAssertEqual(log, ViewLogEntries(model), "round \(round)")
+            XCTAssertEqual(log.isEmpty, model.isEmpty, "round \(round)")
         }
     }
 }
