@@ -157,48 +157,109 @@ func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) -> T) -> T {
     }
 }
 
-/// Lends `rows` to C as an array of `ydb_view_row`s for the duration of
-/// `body`, each row converted once (a population's sort compares each row
-/// about log2(n) times). The strings are copied into one block: a Swift
-/// string may have no storage of its own to point at. Objects and metadata
-/// are not copied: they point into `rows`' arrays, which stay alive and
-/// unchanged until `body` returns.
-private func withCViewRows<T>(_ rows: [ViewRow], _ body: (UnsafePointer<CViewRow>) throws -> T) rethrows -> T {
-    // Rows come collection by collection: one copy per run of a collection.
-    var size = 0
-    var previous: String?
-    for row in rows {
-        if row.collection != previous { size += row.collection.utf8.count + 1; previous = row.collection }
-        size += row.key.utf8.count + 1
+/// A group's rows as `ydb_view_row`s, for a population's sort through a C
+/// comparator: each row converted once, as the scan hands it over (a sort
+/// compares each row about log2(n) times), and held only here. A row's
+/// strings and bytes are copied into blocks that never move, so its
+/// `ydb_view_row` can point at them from the start; the engine keeps no
+/// copy of the rows (memory while populating).
+final class CPreparedRows: PreparedRows {
+    private let view: String
+    private let slot: ViewSlot
+    private var rows: [CViewRow] = []
+    private var blocks: [UnsafeMutableRawPointer] = []
+    private var free: UnsafeMutableRawPointer?
+    private var freeBytes = 0
+    /// The last collection copied: rows come collection by collection, and
+    /// share one copy per run. Compared as bytes (two spellings of "é" are
+    /// two collections).
+    private var collection: (name: String, copy: UnsafePointer<CChar>)?
+    private static let blockSize = 64 << 10
+
+    init(view: String, slot: ViewSlot) {
+        self.view = view
+        self.slot = slot
     }
-    let text = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
-    let cRows = UnsafeMutablePointer<CViewRow>.allocate(capacity: max(rows.count, 1))
-    defer { text.deallocate(); cRows.deallocate() }   // CViewRow holds no references
-    var end = 0
-    func copy(_ string: String) -> UnsafePointer<CChar> {
-        let start = text + end
-        var contiguous = string
-        contiguous.withUTF8 { bytes in
-            if let base = bytes.baseAddress { UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count) }
-            start[bytes.count] = 0
-            end += bytes.count + 1
+
+    deinit { for block in blocks { block.deallocate() } }   // CViewRow holds no references
+
+    /// Room for `count` bytes at a multiple of `alignment`. A value larger
+    /// than a block gets a block of its own.
+    private func room(_ count: Int, alignment: Int) -> UnsafeMutableRawPointer {
+        if let free {
+            let padding = (alignment - Int(bitPattern: free) % alignment) % alignment
+            if padding + count <= freeBytes {
+                self.free = free + padding + count
+                freeBytes -= padding + count
+                return free + padding
+            }
         }
-        return UnsafePointer(start)
+        if count > Self.blockSize / 4 {
+            let block = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+            blocks.append(block)
+            return block
+        }
+        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: 16)
+        blocks.append(block)
+        free = block + count
+        freeBytes = Self.blockSize - count
+        return block
     }
-    func pointer(_ data: [UInt8]?) -> (UnsafeRawPointer?, UInt) {
+
+    private func copy(_ string: String) -> UnsafePointer<CChar> {
+        var contiguous = string
+        return contiguous.withUTF8 { bytes in
+            let start = room(bytes.count + 1, alignment: 1)
+            if let base = bytes.baseAddress { start.copyMemory(from: base, byteCount: bytes.count) }
+            start.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+            return UnsafePointer(start.assumingMemoryBound(to: CChar.self))
+        }
+    }
+
+    /// Objects and metadata start at a multiple of 8, as malloc'd data would
+    /// for the types a callback may read in place.
+    private func copy(_ data: [UInt8]?) -> (UnsafeRawPointer?, UInt) {
         guard let data else { return (nil, 0) }
         if data.isEmpty { return (UnsafeRawPointer(emptyBytes), 0) }
-        return data.withUnsafeBytes { ($0.baseAddress, UInt($0.count)) }
+        let start = room(data.count, alignment: 8)
+        data.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return (UnsafeRawPointer(start), UInt(data.count))
     }
-    previous = nil
-    var collection: UnsafePointer<CChar>?
-    for (index, row) in rows.enumerated() {
-        if row.collection != previous { collection = copy(row.collection); previous = row.collection }
-        let (object, objectSize) = pointer(row.object), (metadata, metadataSize) = pointer(row.metadata)
-        (cRows + index).initialize(to: CViewRow(collection: collection, key: copy(row.key), object: object,
-                                                objectSize: objectSize, metadata: metadata, metadataSize: metadataSize))
+
+    func append(_ row: ViewRow) {
+        let collection: UnsafePointer<CChar>
+        if let last = self.collection, last.name.utf8.elementsEqual(row.collection.utf8) {
+            collection = last.copy
+        } else {
+            collection = copy(row.collection)
+            self.collection = (row.collection, collection)
+        }
+        let (object, objectSize) = copy(row.object), (metadata, metadataSize) = copy(row.metadata)
+        rows.append(CViewRow(collection: collection, key: copy(row.key), object: object, objectSize: objectSize,
+                             metadata: metadata, metadataSize: metadataSize))
     }
-    return try withExtendedLifetime(rows) { try body(cRows) }
+
+    func sort(_ group: String,
+              _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws {
+        let callbacks = try slot.current(view)   // held for the whole sort
+        guard let sorting = callbacks.sorting else { return try sort { _, _, _ in .same } }
+        let view = self.view
+        try group.withCString { groupName in
+            try rows.withUnsafeBufferPointer { cRows in
+                try sort { transaction, a, b in
+                    precondition(cRows.indices.contains(a) && cRows.indices.contains(b), "row position out of range")
+                    var result: Int32 = 0
+                    let status = withCallbackTxn(transaction) { txn in
+                        sorting(callbacks.ctx, txn, groupName, cRows.baseAddress! + a, cRows.baseAddress! + b, &result)
+                    }
+                    if status != 0 {
+                        throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
+                    }
+                    return order(result)
+                }
+            }
+        }
+    }
 }
 
 func order(_ value: Int32) -> ViewOrder {
@@ -262,27 +323,6 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
 
 /// A population's sort of one group: the rows are converted once, then every
 /// comparison calls the user's comparator with two of them.
-private func sortPrepared(_ view: String, _ slot: ViewSlot, _ group: String, _ rows: [ViewRow],
-                          _ sort: ((ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws {
-    let callbacks = try slot.current(view)   // held for the whole sort
-    guard let sorting = callbacks.sorting else { return try sort { _, _, _ in .same } }
-    try group.withCString { groupName in
-        try withCViewRows(rows) { cRows in
-            try sort { transaction, a, b in
-                precondition(a >= 0 && a < rows.count && b >= 0 && b < rows.count, "row position out of range")
-                var result: Int32 = 0
-                let status = withCallbackTxn(transaction) { txn in
-                    sorting(callbacks.ctx, txn, groupName, cRows + a, cRows + b, &result)
-                }
-                if status != 0 {
-                    throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
-                }
-                return order(result)
-            }
-        }
-    }
-}
-
 private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
                          _ row: ViewRow) throws -> SortKey {
     let callbacks = try slot.current(view)
@@ -340,9 +380,7 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
         })
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
-        }, prepared: { group, rows, sort in
-            try sortPrepared(name, slot, group, rows, sort)
-        })
+        }, prepared: { CPreparedRows(view: name, slot: slot) })
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
     var allowed: [String]?
     if let names = definition.allowedCollections {

@@ -154,29 +154,20 @@ public struct ViewSorting: Sendable {
         case key(@Sendable (ReadTransaction, String, ViewRow) throws -> SortKey)
     }
 
-    /// For bindings whose comparator needs each row converted to its own
-    /// form (C structs, Python objects): a population sorts a group through
-    /// it, so that each row is converted once per sort, not twice per
-    /// comparison. It converts `rows`, then calls `sort` with a comparator of
-    /// positions in `rows`, which the engine calls with the transaction
-    /// running each comparison. Its order must be the comparator's.
-    package typealias PreparedComparator = @Sendable (
-        _ group: String, _ rows: [ViewRow],
-        _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void
-    ) throws -> Void
+    /// For bindings whose comparator needs each row in a form of its own
+    /// (C structs): a population hands each row of a group to the group's
+    /// `PreparedRows` as it scans, keeping no copy of its own, and then
+    /// sorts the group through them. Each row is converted once, not twice
+    /// per comparison, and held once.
+    package typealias PreparedComparator = @Sendable () -> any PreparedRows
 
     public let flavour: ViewFlavour
     public let options: InvokeOptions
     /// True when the body takes the transaction.
     public let readsTransaction: Bool
     let form: Form
-    /// A population's sort of one group through a `PreparedComparator`:
-    /// `sort` gets the comparison of two rows by their positions in `rows`.
-    typealias PreparedSort = @Sendable (_ running: ReadTransaction, _ group: String, _ rows: [ViewRow],
-                              _ sort: (_ compare: (Int, Int) throws -> ViewOrder) throws -> Void) throws -> Void
-
     /// Set only with a comparator (see `PreparedComparator`).
-    private(set) var prepared: PreparedSort?
+    private(set) var prepare: PreparedComparator?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
@@ -206,14 +197,19 @@ public struct ViewSorting: Sendable {
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator,
                  prepared: @escaping PreparedComparator) {
         self.init(flavour: flavour, options: options, body)
-        // The running transaction is lent once for the whole sort, not per
-        // comparison: lending takes the connection's lock twice, and the
-        // comparisons of a million-row population are twenty million.
-        self.prepared = { running, group, rows, sort in
-            try CallbackTransaction.lend(running) { lent in
-                try prepared(group, rows) { compare in
-                    try withoutActuallyEscaping(compare) { compare in try sort { a, b in try compare(lent, a, b) } }
-                }
+        prepare = prepared
+    }
+
+    /// A population's sort of one group collected in `rows`: `sort` gets
+    /// the comparison of two rows by their positions. The running
+    /// transaction is lent once for the whole sort, not per comparison:
+    /// lending takes the connection's lock twice, and the comparisons of a
+    /// million-row population are twenty million.
+    func sort(_ rows: any PreparedRows, in group: String, running: ReadTransaction,
+              _ sort: (_ compare: (Int, Int) throws -> ViewOrder) throws -> Void) throws {
+        try CallbackTransaction.lend(running) { lent in
+            try rows.sort(group) { compare in
+                try withoutActuallyEscaping(compare) { compare in try sort { a, b in try compare(lent, a, b) } }
             }
         }
     }
@@ -223,7 +219,7 @@ public struct ViewSorting: Sendable {
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = reads
         self.form = form
-        prepared = nil
+        prepare = nil
     }
 
     /// Whether this is the sort-key form.
@@ -298,4 +294,17 @@ public struct View: Sendable {
     func allows(_ collection: String) -> Bool {
         allowedNames?.contains(Name(collection)) ?? true
     }
+}
+
+/// One group's rows in a binding's own form, for a population's sort (see
+/// `ViewSorting.PreparedComparator`).
+package protocol PreparedRows: AnyObject {
+    /// Converts and keeps the group's next row (positions count from 0 in
+    /// the order rows are appended).
+    func append(_ row: ViewRow)
+    /// Calls `sort` with a comparator of positions, which the engine calls
+    /// with the transaction running each comparison. Its order must be the
+    /// comparator's.
+    func sort(_ group: String,
+              _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws
 }

@@ -245,27 +245,37 @@ final class ViewWriter {
             }
             return (groups, scannedKeys)
         case .comparator(let compare):
+            // A binding's comparator gets each group's rows as they are
+            // scanned, in its own form (`PreparedRows`); the engine then
+            // keeps only their rowids.
             final class ScannedGroup {
                 var rowids: [Int64] = []
                 var rows: [ViewRow] = []
+                var prepared: (any PreparedRows)?
+                init(_ prepared: (any PreparedRows)?) { self.prepared = prepared }
             }
-            var grouped = ScanGroups { ScannedGroup() }
+            let prepare = definition.sorting.prepare
+            var grouped = ScanGroups { ScannedGroup(prepare?()) }
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
                 rowsScanned += 1
                 if let group = try runGrouping(row, context) {
                     let scanned = grouped[group]
                     scanned.rowids.append(rowid)
-                    scanned.rows.append(row.narrowed(to: sortingFlavour))
+                    if let prepared = scanned.prepared {
+                        prepared.append(row.narrowed(to: sortingFlavour))
+                    } else {
+                        scanned.rows.append(row.narrowed(to: sortingFlavour))
+                    }
                 }
             }
             // Progress (an asynchronous registration): pass by pass, and a
             // cancellation check every few thousand comparisons.
             let tick = populationTick
             var done = rowsScanned
-            let prepared = definition.sorting.prepared
+            let sorting = definition.sorting
             let groups = try grouped.inNameOrder.map { name, scanned -> (Name, [SortedRow]) in
-                let group = name.value, count = scanned.rows.count
+                let group = name.value, count = scanned.rowids.count
                 let start = done
                 var comparisons = 0
                 let afterPass: ((Int, Int) throws -> Void)? = tick.map { tick in
@@ -290,10 +300,12 @@ final class ViewWriter {
                 // slow, and a population compares some twenty million times.
                 let running = try context.transaction
                 var order: [Int] = []
-                if let prepared {
+                if let prepared = scanned.prepared {
                     // Errors pass as they are: the comparisons' are already
                     // named, and a cancellation must stay one.
-                    try prepared(running, group, scanned.rows) { compare in order = try sortPositions(compare) }
+                    try sorting.sort(prepared, in: group, running: running) { compare in
+                        order = try sortPositions(compare)
+                    }
                     guard order.count == count else {
                         throw YDBError(.callbackFailed, "view '\(viewName)': the sorting binding did not sort the group")
                     }
@@ -303,6 +315,7 @@ final class ViewWriter {
                 }
                 let sorted = order.map { (scanned.rowids[$0], nil as SortKey?) }
                 scanned.rows = []
+                scanned.prepared = nil
                 scanned.rowids = []
                 done = start + count
                 return (name, sorted)
