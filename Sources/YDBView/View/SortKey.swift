@@ -53,7 +53,7 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// collation; two spellings of "é" are two keys). A shorter text that is
     /// a prefix of a longer one comes first.
     public mutating func append(_ value: String, descending: Bool = false) {
-        append(escaping: Array(value.utf8), descending)
+        append(escaping: value.utf8, descending)
     }
 
     /// A byte string, ordered like text.
@@ -67,11 +67,10 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         bytes.append(contentsOf: value)
     }
 
+    /// Big-endian, in one append instead of eight.
     private mutating func append(fixed value: UInt64, _ descending: Bool) {
-        let encoded = descending ? ~value : value
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: encoded >> UInt64(shift)))
-        }
+        let encoded = (descending ? ~value : value).bigEndian
+        withUnsafeBytes(of: encoded) { bytes.append(contentsOf: $0) }
     }
 
     /// 0x00 becomes 0x00 0xFF and the value ends with 0x00 0x01: byte order
@@ -79,7 +78,7 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// value of a tuple never decides before this one has. Descending
     /// inverts every byte of that (which reverses the order of
     /// prefix-free strings).
-    private mutating func append(escaping value: [UInt8], _ descending: Bool) {
+    private mutating func append<Bytes: Collection<UInt8>>(escaping value: Bytes, _ descending: Bool) {
         let mask: UInt8 = descending ? 0xFF : 0
         for byte in value {
             bytes.append(byte ^ mask)
