@@ -136,25 +136,39 @@ let groupResultTag: UInt = 0x7000_0000_0000_0000
 // Never written or freed: shared freely.
 nonisolated(unsafe) private let emptyBytes: UnsafeMutableRawPointer = .allocate(byteCount: 1, alignment: 1)
 
-private func withBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawPointer?, UInt) -> T) -> T {
-    guard let data else { return body(nil, 0) }
-    if data.isEmpty { return body(UnsafeRawPointer(emptyBytes), 0) }
-    return data.withUnsafeBytes { body($0.baseAddress, UInt($0.count)) }
+private func withBytes<T>(_ data: [UInt8]?, _ body: (UnsafeRawPointer?, UInt) throws -> T) rethrows -> T {
+    guard let data else { return try body(nil, 0) }
+    if data.isEmpty { return try body(UnsafeRawPointer(emptyBytes), 0) }
+    return try data.withUnsafeBytes { try body($0.baseAddress, UInt($0.count)) }
 }
 
 /// Lends `row` to C as a `ydb_view_row` for the duration of `body`.
-func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) -> T) -> T {
-    row.collection.withCString { collection in
-        row.key.withCString { key in
-            withBytes(row.object) { object, objectSize in
-                withBytes(row.metadata) { metadata, metadataSize in
+func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) throws -> T) rethrows -> T {
+    try row.collection.withCString { collection in
+        try row.key.withCString { key in
+            try withBytes(row.object) { object, objectSize in
+                try withBytes(row.metadata) { metadata, metadataSize in
                     var cRow = CViewRow(collection: collection, key: key, object: object, objectSize: objectSize,
                                         metadata: metadata, metadataSize: metadataSize)
-                    return withUnsafePointer(to: &cRow) { body(UnsafeRawPointer($0)) }
+                    return try withUnsafePointer(to: &cRow) { try body(UnsafeRawPointer($0)) }
                 }
             }
         }
     }
+}
+
+/// Calls a view's C comparator on two rows in C form, lending
+/// `transaction` as its `ydb_txn *`: a commit's comparisons
+/// (`callSorting`) and a population's (`CPreparedRows`) alike.
+private func callComparator(_ view: String, _ callbacks: ViewCallbacks, _ sorting: CSortingCallback,
+                            _ transaction: ReadTransaction, _ group: UnsafePointer<CChar>,
+                            _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) throws -> ViewOrder {
+    var result: Int32 = 0
+    let status = withCallbackTxn(transaction) { txn in sorting(callbacks.ctx, txn, group, lhs, rhs, &result) }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
+    }
+    return order(result)
 }
 
 /// A group's rows as `ydb_view_row`s, for a population's sort through a C
@@ -248,14 +262,8 @@ final class CPreparedRows: PreparedRows {
             try rows.withUnsafeBufferPointer { cRows in
                 try sort { transaction, a, b in
                     precondition(cRows.indices.contains(a) && cRows.indices.contains(b), "row position out of range")
-                    var result: Int32 = 0
-                    let status = withCallbackTxn(transaction) { txn in
-                        sorting(callbacks.ctx, txn, groupName, cRows.baseAddress! + a, cRows.baseAddress! + b, &result)
-                    }
-                    if status != 0 {
-                        throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
-                    }
-                    return order(result)
+                    return try callComparator(view, callbacks, sorting, transaction, groupName,
+                                              cRows.baseAddress! + a, cRows.baseAddress! + b)
                 }
             }
         }
@@ -305,24 +313,15 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
                          _ lhs: ViewRow, _ rhs: ViewRow) throws -> ViewOrder {
     let callbacks = try slot.current(view)
     guard let sorting = callbacks.sorting else { return .same }
-    var result: Int32 = 0
-    let status = withCallbackTxn(transaction) { txn in
-        group.withCString { groupName in
-            withCViewRow(lhs) { first in
-                withCViewRow(rhs) { second in
-                    sorting(callbacks.ctx, txn, groupName, first, second, &result)
-                }
+    return try group.withCString { groupName in
+        try withCViewRow(lhs) { first in
+            try withCViewRow(rhs) { second in
+                try callComparator(view, callbacks, sorting, transaction, groupName, first, second)
             }
         }
     }
-    if status != 0 {
-        throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
-    }
-    return order(result)
 }
 
-/// A population's sort of one group: the rows are converted once, then every
-/// comparison calls the user's comparator with two of them.
 private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
                          _ row: ViewRow) throws -> SortKey {
     let callbacks = try slot.current(view)

@@ -56,7 +56,8 @@ public struct RowKeys: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public subscript(rowid: Int64) -> RowKey? {
         get { named[rowid] ?? orderedIndex(of: rowid).map { ordered[$0].key } }
         set {
-            if named[rowid] == nil, let index = orderedIndex(of: rowid) {
+            // A commit's rows (no scan in its log) go straight to the dictionary.
+            if !ordered.isEmpty, named[rowid] == nil, let index = orderedIndex(of: rowid) {
                 if let newValue { ordered[index].key = newValue } else { ordered.remove(at: index) }
             } else {
                 named[rowid] = newValue

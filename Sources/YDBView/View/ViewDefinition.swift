@@ -200,20 +200,6 @@ public struct ViewSorting: Sendable {
         prepare = prepared
     }
 
-    /// A population's sort of one group collected in `rows`: `sort` gets
-    /// the comparison of two rows by their positions. The running
-    /// transaction is lent once for the whole sort, not per comparison:
-    /// lending takes the connection's lock twice, and the comparisons of a
-    /// million-row population are twenty million.
-    func sort(_ rows: any PreparedRows, in group: String, running: ReadTransaction,
-              _ sort: (_ compare: (Int, Int) throws -> ViewOrder) throws -> Void) throws {
-        try CallbackTransaction.lend(running) { lent in
-            try rows.sort(group) { compare in
-                try withoutActuallyEscaping(compare) { compare in try sort { a, b in try compare(lent, a, b) } }
-            }
-        }
-    }
-
     private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
@@ -307,4 +293,20 @@ package protocol PreparedRows: AnyObject {
     /// comparator's.
     func sort(_ group: String,
               _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws
+}
+
+extension PreparedRows {
+    /// The engine's sort of the group through these rows: `sort` gets the
+    /// comparison of two rows by their positions. The running transaction
+    /// is lent once for the whole sort, not per comparison: lending takes
+    /// the connection's lock twice, and the comparisons of a million-row
+    /// population are twenty million.
+    func sort(in group: String, lending running: ReadTransaction,
+              _ sort: (_ compare: (Int, Int) throws -> ViewOrder) throws -> Void) throws {
+        try CallbackTransaction.lend(running) { lent in
+            try self.sort(group) { compare in
+                try withoutActuallyEscaping(compare) { compare in try sort { a, b in try compare(lent, a, b) } }
+            }
+        }
+    }
 }

@@ -111,8 +111,6 @@ public struct ViewLogEntries: RandomAccessCollection, Equatable, Sendable, Expre
 
     mutating func append(_ entry: ViewLogEntry) { singles.append(entry) }
 
-    mutating func reserveCapacity(_ singleEntries: Int) { singles.reserveCapacity(singleEntries) }
-
     /// Logs the inserts of `rowids` into `group` at indexes 0, 1, … in turn
     /// (a population of the group).
     mutating func appendInserts(into group: String, rowids: [Int64]) {

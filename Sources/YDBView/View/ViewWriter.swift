@@ -273,7 +273,6 @@ final class ViewWriter {
             // cancellation check every few thousand comparisons.
             let tick = populationTick
             var done = rowsScanned
-            let sorting = definition.sorting
             let groups = try grouped.inNameOrder.map { name, scanned -> (Name, [SortedRow]) in
                 let group = name.value, count = scanned.rowids.count
                 let start = done
@@ -303,7 +302,7 @@ final class ViewWriter {
                 if let prepared = scanned.prepared {
                     // Errors pass as they are: the comparisons' are already
                     // named, and a cancellation must stay one.
-                    try sorting.sort(prepared, in: group, running: running) { compare in
+                    try prepared.sort(in: group, lending: running) { compare in
                         order = try sortPositions(compare)
                     }
                     guard order.count == count else {
