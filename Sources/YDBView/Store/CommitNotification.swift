@@ -36,11 +36,15 @@ public final class CommitNotification: @unchecked Sendable {
     let removedCollectionNames: Set<Name>
     /// What the commit did to each registered view, by view name (bytes).
     let viewLogsByName: [Name: ViewCommitLog]
+    /// The row ids of `changedRows` (repeats possible): what the other
+    /// connections' row caches forget (`RowCache.move`).
+    let changedRowids: [Int64]
 
     init(snapshot: UInt64, changedRows: [RowKey: RowChangeKind], removedCollections: Set<Name>,
-         removedAll: Bool, viewLogs: [Name: ViewCommitLog]) {
+         removedAll: Bool, viewLogs: [Name: ViewCommitLog], changedRowids: [Int64] = []) {
         self.snapshot = snapshot
         self.changedRows = changedRows
+        self.changedRowids = changedRowids
         self.removedCollectionNames = removedCollections
         self.removedAll = removedAll
         self.viewLogsByName = viewLogs

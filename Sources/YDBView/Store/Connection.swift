@@ -26,6 +26,9 @@ public final class Connection: @unchecked Sendable {
     let tracksNotifications: Bool
 
     private(set) var activeTransaction: ReadTransaction?
+    /// The rows this connection's read transactions read through views
+    /// lately (the internal connection keeps none).
+    let rowCache: RowCache
     /// While in a long-lived read transaction: the frozen state.
     private var longLivedState: PublishedState?
     private var lastSnapshot: UInt64
@@ -47,6 +50,7 @@ public final class Connection: @unchecked Sendable {
         database.fileLock.handleOpened()
         handle.onWALCommit(database.checkpointer)
         lastSnapshot = database.snapshot
+        rowCache = RowCache(limit: tracksNotifications ? RowCache.defaultLimit : 0, snapshot: lastSnapshot)
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
     }
 
@@ -95,6 +99,17 @@ public final class Connection: @unchecked Sendable {
     /// The snapshot of the current (or last) transaction or long-lived read.
     public var snapshot: UInt64 { lock.withLock { lastSnapshot } }
 
+    /// How many rows read through views this connection keeps for its next
+    /// read transactions (default 250; 0 turns the cache off). A list on
+    /// screen reads the same rows after every commit: kept rows are not
+    /// read from SQLite again until a commit changes them. Reads of more
+    /// rows than this at once bypass the cache (a long scan neither slows
+    /// down nor pushes out what is on screen). See docs/behaviour.md.
+    public var rowCacheLimit: Int {
+        get { lock.withLock { rowCache.limit } }
+        set { lock.withLock { rowCache.limit = tracksNotifications ? max(0, newValue) : 0 } }
+    }
+
     public var isInLongLivedReadTransaction: Bool { lock.withLock { longLivedState != nil } }
 
     private func checkUsable() throws {
@@ -119,7 +134,9 @@ public final class Connection: @unchecked Sendable {
             if let frozen = longLivedState {
                 state = frozen
             } else {
-                (state, _) = try database.beginSnapshot(on: handle, for: self)
+                let skipped: [CommitNotification]?
+                (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+                rowCache.move(to: state.snapshot, through: skipped)
             }
             lastSnapshot = state.snapshot
             let transaction = ReadTransaction(connection: self, state: state)
@@ -143,7 +160,8 @@ public final class Connection: @unchecked Sendable {
             }
             try database.writeGate.enter(for: self)
             do {
-                let (state, _) = try database.beginSnapshot(on: handle, for: self, immediate: true)
+                let (state, skipped) = try database.beginSnapshot(on: handle, for: self, immediate: true)
+                rowCache.move(to: state.snapshot, through: skipped)
                 lastSnapshot = state.snapshot
                 let transaction = ReadWriteTransaction(connection: self, state: state)
                 activeTransaction = transaction
@@ -221,7 +239,8 @@ public final class Connection: @unchecked Sendable {
             // is long, copy it back now so the new read starts on the file alone
             // and the next commit can restart the log (see `WALPolicy`).
             if database.checkpointer.isLogLong { database.checkpointer.checkpoint(on: handle) }
-            let (state, skipped) = try database.beginSnapshot(on: handle, for: self, collectSkipped: true)
+            let (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+            rowCache.move(to: state.snapshot, through: skipped)
             longLivedState = state
             lastSnapshot = state.snapshot
             guard let skipped else {

@@ -236,12 +236,12 @@ public final class Database: @unchecked Sendable {
 
     /// Begins SQLite's read snapshot and captures the matching published
     /// state in one step, so no commit can fall between the two.
-    /// With `collectSkipped` (a long-lived read), also returns the
-    /// notifications of the commits this connection had not seen — or nil
-    /// when it fell more than `maxCommitsBehind` commits behind and they
-    /// were dropped.
-    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection, immediate: Bool = false,
-                       collectSkipped: Bool = false) throws -> (PublishedState, [CommitNotification]?) {
+    /// Also returns the notifications of the commits this connection had
+    /// not seen (what a long-lived read reports, and what its row cache
+    /// forgets) — or nil when it fell more than `maxCommitsBehind` commits
+    /// behind and they were dropped.
+    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection,
+                       immediate: Bool = false) throws -> (PublishedState, [CommitNotification]?) {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -257,8 +257,8 @@ public final class Database: @unchecked Sendable {
             guard connection.tracksNotifications else { return (published, []) }
             let id = ObjectIdentifier(connection)
             let tracked = connections[id] ?? TrackedConnection(connection: connection, seen: published.snapshot)
-            let skipped = !collectSkipped ? []
-                : tracked.behind ? nil
+            let skipped = tracked.behind ? nil
+                : tracked.seen == published.snapshot ? []
                 : Array(notifications[firstNotification(after: tracked.seen)...])
             connections[id] = TrackedConnection(connection: connection, seen: published.snapshot)
             pruneNotifications()

@@ -181,5 +181,47 @@ public class ReadTransaction: @unchecked Sendable {
         try rows.loadRows(rowids, flavour)
     }
 
+    /// The whole rows `rowids` (at most `RowReader.batchSize`), in order,
+    /// through the connection's row cache: only the rows it does not hold
+    /// are read, by one statement, and then kept.
+    func loadWholeRowsCached(_ rowids: ArraySlice<Int64>) throws -> [ViewRow] {
+        guard let cache = rowCache else { return try rows.loadRows(rowids, .row) }
+        var found = [ViewRow?](repeating: nil, count: rowids.count)
+        var missing: [(offset: Int, rowid: Int64)] = []
+        for (offset, rowid) in rowids.enumerated() {
+            if let row = cache.row(rowid) { found[offset] = row } else { missing.append((offset, rowid)) }
+        }
+        if !missing.isEmpty {
+            let loaded = try rows.loadRows(missing.map(\.rowid)[...], .row)
+            for (place, row) in zip(missing, loaded) {
+                found[place.offset] = row
+                cache.store(row, for: place.rowid)
+            }
+        }
+        return found.map { $0! }
+    }
+
+    /// `loadRow` of the whole row, through the row cache (`loadWholeRowsCached`).
+    func loadWholeRowCached(_ rowid: Int64) throws -> ViewRow {
+        guard let cache = rowCache else { return try rows.loadRow(rowid, .row) }
+        if let row = cache.row(rowid) { return row }
+        let row = try rows.loadRow(rowid, .row)
+        cache.store(row, for: rowid)
+        return row
+    }
+
+    /// The connection's row cache when this transaction may use it: a read
+    /// transaction at the cache's snapshot, with the cache on. A read-write
+    /// transaction reads its own changes, which no other transaction sees.
+    var rowCache: RowCache? {
+        let cache = connection.rowCache
+        guard !(self is ReadWriteTransaction), cache.limit > 0, cache.snapshot == state.snapshot else { return nil }
+        return cache
+    }
+
+    /// Whether reading `count` rows at once goes through the row cache
+    /// (a longer read would only push out what it holds).
+    func cachesRead(of count: Int) -> Bool { connection.lock.withLock { count <= connection.rowCache.limit } }
+
     func rowKey(forRowid rowid: Int64) throws -> RowKey? { try rows.rowKey(forRowid: rowid) }
 }

@@ -15,6 +15,9 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// The same changes by row id, kept only while an asynchronous
     /// registration records commits (decided at begin, under the write lock).
     private var changedRowids: [Int64: RowChangeKind]?
+    /// Every row id `record` saw, repeats included: the commit's
+    /// `CommitNotification.changedRowids`.
+    private var recordedRowids: [Int64] = []
     private var removedCollections: Set<Name> = []
     private var removedAll = false
     private var changed = false
@@ -106,10 +109,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try Schema.writeSnapshot(handle, snapshot)
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
-                removedAll: removedAll, viewLogs: logs)
+                removedAll: removedAll, viewLogs: logs, changedRowids: recordedRowids)
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
+        // This connection's cached rows move past its own commit.
+        connection.rowCache.move(to: snapshot, through: notification.map { [$0] })
         if rowsChanged { database.storedViewsMayMissCommits = false }
         markEnded()
         connection.writeTransactionEnded(self, snapshot: snapshot)
@@ -187,6 +192,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         changed = true
         changedRows[rowKey, default: []].formUnion(kind)
         changedRowids?[rowid, default: []].formUnion(kind)
+        recordedRowids.append(rowid)
     }
 
     // MARK: Writing rows

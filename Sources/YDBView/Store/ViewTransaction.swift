@@ -68,7 +68,7 @@ public struct ViewTransaction {
     public func row(at index: Int, inGroup group: String) throws -> (key: RowKey, object: [UInt8], metadata: [UInt8]?)? {
         try withState { state in
             guard let rowid = state.rowid(at: index, inGroup: group) else { return nil }
-            let row = try transaction.loadRow(rowid, .row)
+            let row = try transaction.loadWholeRowCached(rowid)
             return (RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata)
         }
     }
@@ -112,6 +112,38 @@ public struct ViewTransaction {
         }
     }
 
+    /// The rows of `group` with index in `range` (clamped to the group),
+    /// forwards or backwards, in one call: what a screen shows. Unlike the
+    /// enumerations, no code of the caller runs in between, so nothing is
+    /// wrapped per row. A range no longer than the connection's
+    /// `rowCacheLimit` goes through its row cache.
+    public func rows(inGroup group: String, range: Range<Int>, reverse: Bool = false) throws
+        -> [(key: RowKey, object: [UInt8], metadata: [UInt8]?)] {
+        let rowids: [Int64] = try withState { state in
+            guard let tree = state.group(group) else { return [] }
+            let lower = max(0, range.lowerBound), upper = min(tree.count, range.upperBound)
+            guard lower < upper else { return [] }
+            var rowids: [Int64] = []
+            rowids.reserveCapacity(upper - lower)
+            tree.forEach(in: lower ..< upper, reverse: reverse) { _, rowid in
+                rowids.append(rowid)
+                return true
+            }
+            return rowids
+        }
+        let cached = transaction.cachesRead(of: rowids.count)
+        var found: [(key: RowKey, object: [UInt8], metadata: [UInt8]?)] = []
+        found.reserveCapacity(rowids.count)
+        for start in stride(from: 0, to: rowids.count, by: RowReader.batchSize) {
+            let batch = rowids[start ..< min(start + RowReader.batchSize, rowids.count)]
+            let rows = try transaction.access {
+                try cached ? transaction.loadWholeRowsCached(batch) : transaction.loadRows(batch, .row)
+            }
+            for row in rows { found.append((RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata)) }
+        }
+        return found
+    }
+
     private func enumerate(_ group: String, _ range: Range<Int>?, _ reverse: Bool, _ flavour: ViewFlavour,
                            _ body: (ViewRow, Int, inout Bool) throws -> Void) throws {
         // The group is read from this transaction's snapshot up front, so the
@@ -126,8 +158,13 @@ public struct ViewTransaction {
         var failure: Error?
         var rowids: [Int64] = []
         rowids.reserveCapacity(RowReader.batchSize)
+        // Whole rows of a short range (a screen) go through the connection's
+        // row cache: after a commit, only the rows it changed are read again.
+        let cached = flavour == .row && transaction.cachesRead(of: upper - lower)
         func handOver() throws -> Bool {
-            let rows = try transaction.access { try transaction.loadRows(rowids[...], flavour) }
+            let rows = try transaction.access {
+                try cached ? transaction.loadWholeRowsCached(rowids[...]) : transaction.loadRows(rowids[...], flavour)
+            }
             rowids.removeAll(keepingCapacity: true)
             for row in rows {
                 var stop = false
