@@ -400,6 +400,22 @@ int ydb_connection_close(ydb_connection *conn);
 */
 int ydb_connection_snapshot(ydb_connection *conn, uint64_t *out_snapshot);
 
+/*
+** The row cache: the whole rows a connection's read transactions read
+** through views (ydb_view_read_rows, ydb_view_object_at / _metadata_at /
+** _row_at, and ydb_view_enumerate_rows, for a range of at most `limit`
+** rows) are kept for its next read transactions, so a list on screen reads
+** from SQLite after a commit only the rows that commit changed. Each commit
+** makes every connection forget the rows it changed (all of them after
+** emptying a collection). Read-write transactions do not use it.
+** ydb_connection_set_row_cache_limit sets how many rows the connection
+** keeps (default 250; 0 turns the cache off and empties it; more than
+** SIZE_MAX / 2 gives YDB_INVALID_ARGUMENT); ydb_connection_row_cache_limit
+** stores it in *out_limit.
+*/
+int ydb_connection_set_row_cache_limit(ydb_connection *conn, size_t limit);
+int ydb_connection_row_cache_limit(ydb_connection *conn, size_t *out_limit);
+
 /* ---------------------------------------------------------------------------
 ** Long-lived read transactions
 **

@@ -33,6 +33,19 @@ public func ydb_connection_snapshot(_ handle: OpaquePointer?,
     answer(outSnapshot, "out_snapshot") { try usableConnection(handle).snapshot }
 }
 
+@_cdecl("ydb_connection_set_row_cache_limit")
+public func ydb_connection_set_row_cache_limit(_ handle: OpaquePointer?, _ limit: Int) -> Int32 {
+    run {
+        guard limit >= 0 else { throw YDBError(.invalidArgument, "limit \(UInt(bitPattern: limit)) is larger than a row cache can be") }
+        try usableConnection(handle).rowCacheLimit = limit
+    }
+}
+
+@_cdecl("ydb_connection_row_cache_limit")
+public func ydb_connection_row_cache_limit(_ handle: OpaquePointer?, _ outLimit: UnsafeMutablePointer<Int>?) -> Int32 {
+    answer(outLimit, "out_limit") { try usableConnection(handle).rowCacheLimit }
+}
+
 @_cdecl("ydb_connection_begin_long_lived_read")
 public func ydb_connection_begin_long_lived_read(_ handle: OpaquePointer?,
                                                  _ outSkipped: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

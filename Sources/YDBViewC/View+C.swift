@@ -769,27 +769,38 @@ public func ydb_view_read_rows(_ handle: OpaquePointer?, _ view: UnsafePointer<C
     answer(Out(outBuffer, "out_buffer"), Out(outSize, "out_size"), Out(outCount, "out_count")) {
         let groupName = try string(group, "group")
         let range = try indexRange(start, end)
-        var packed: [UInt8] = []
-        var rows: UInt = 0
-        func append(_ value: Int32) {
-            withUnsafeBytes(of: value) { packed.append(contentsOf: $0) }
+        let rows = try withView(handle, view) {
+            try $0.rows(inGroup: groupName, range: range, reverse: reverse != 0)
         }
-        try withView(handle, view) { viewTransaction in
-            try viewTransaction.enumerateRows(inGroup: groupName, range: range,
-                                              reverse: reverse != 0) { rowKey, object, metadata, _, _ in
-                let collection = Array(rowKey.collection.utf8), key = Array(rowKey.key.utf8)
-                append(Int32(collection.count))
-                append(Int32(key.count))
-                append(Int32(object.count))
-                append(metadata.map { Int32($0.count) } ?? -1)
-                packed += collection
-                packed += key
-                packed += object
-                if let metadata { packed += metadata }
-                rows += 1
-            }
+        // Sized first, then filled in place: one allocation for the lot.
+        let header = 4 * MemoryLayout<Int32>.size
+        var size = 0
+        for row in rows {
+            size += header + row.key.collection.utf8.count + row.key.key.utf8.count + row.object.count
+                + (row.metadata?.count ?? 0)
         }
-        return (try mallocCopy(packed), UInt(packed.count), rows)
+        guard let buffer = malloc(max(size, 1)) else { throw YDBError(.error, "out of memory (\(size) bytes)") }
+        var offset = 0
+        func put(_ value: Int32) {
+            buffer.storeBytes(of: value, toByteOffset: offset, as: Int32.self)
+            offset += MemoryLayout<Int32>.size
+        }
+        func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+            let target = UnsafeMutableRawBufferPointer(start: buffer + offset, count: bytes.count)
+            _ = target.initializeMemory(as: UInt8.self, from: bytes)
+            offset += bytes.count
+        }
+        for row in rows {
+            put(Int32(row.key.collection.utf8.count))
+            put(Int32(row.key.key.utf8.count))
+            put(Int32(row.object.count))
+            put(row.metadata.map { Int32($0.count) } ?? -1)
+            put(row.key.collection.utf8)
+            put(row.key.key.utf8)
+            put(row.object)
+            if let metadata = row.metadata { put(metadata) }
+        }
+        return (buffer, UInt(size), UInt(rows.count))
     }
 }
 

@@ -877,6 +877,85 @@ static void test_population_sort(void) {
     CHECK_OK(ydb_database_close(db));
 }
 
+/* ---- the row cache ---- */
+
+/* The metadata of row `index` of ydb_view_read_rows(group "a", [0, 10)) as
+** `conn` reads it now, copied into `out` ("-" when the row has none). */
+static int metadata_at(ydb_connection *conn, size_t index, char *out, size_t out_size) {
+    ydb_txn *txn = NULL;
+    void *buffer = NULL;
+    size_t size = 0, count = 0, row;
+    const unsigned char *at;
+    int rc = ydb_txn_begin_read(conn, &txn);
+    if (rc != YDB_OK) return rc;
+    rc = ydb_view_read_rows(txn, V, "a", 0, 10, 0, &buffer, &size, &count);
+    ydb_txn_end(txn);
+    if (rc != YDB_OK) return rc;
+    at = buffer;
+    snprintf(out, out_size, "(none)");
+    for (row = 0; row < count; row++) {
+        int32_t sizes[4];
+        memcpy(sizes, at, sizeof sizes);
+        at += sizeof sizes;
+        at += sizes[0] + sizes[1] + sizes[2];
+        if (row == index) {
+            if (sizes[3] < 0) snprintf(out, out_size, "-");
+            else snprintf(out, out_size, "%.*s", (int)sizes[3], (const char *)at);
+        }
+        if (sizes[3] > 0) at += sizes[3];
+    }
+    ydb_free(buffer);
+    return YDB_OK;
+}
+
+static void test_row_cache(void) {
+    ydb_database *db;
+    ydb_connection *writer, *reader, *uncached;
+    ydb_txn *txn;
+    view_counter counter = {0};
+    size_t limit = 0;
+    char shown[32], expected[32];
+    int round;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &writer));
+    REQUIRE_OK(ydb_connection_open(db, &reader));
+    REQUIRE_OK(ydb_connection_open(db, &uncached));
+    CHECK_OK(register_standard(db, V, "1", 1, &counter));
+    CHECK_OK(set_row(writer, "books", "b1", "a:1"));
+    CHECK_OK(set_row(writer, "books", "b2", "a:2"));
+
+    CHECK_OK(ydb_connection_row_cache_limit(reader, &limit));
+    CHECK(limit == 250);
+    CHECK_OK(ydb_connection_set_row_cache_limit(uncached, 0));
+    CHECK_OK(ydb_connection_row_cache_limit(uncached, &limit));
+    CHECK(limit == 0);
+    CHECK_RC(ydb_connection_set_row_cache_limit(NULL, 5), YDB_MISUSE);
+    CHECK_RC(ydb_connection_set_row_cache_limit(reader, (size_t)-1), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_connection_row_cache_limit(reader, NULL), YDB_MISUSE);
+    CHECK_RC(ydb_connection_row_cache_limit(NULL, &limit), YDB_MISUSE);
+
+    /* A change that moves no row (metadata only) shows at once on the
+    ** connection that read the row before, as on one without a cache. */
+    for (round = 0; round < 3; round++) {
+        char metadata[16];
+        CHECK_OK(metadata_at(reader, 1, shown, sizeof shown));
+        snprintf(metadata, sizeof metadata, "m%d", round);
+        REQUIRE_OK(ydb_txn_begin_read_write(writer, &txn));
+        CHECK_OK(ydb_txn_replace_metadata(txn, "books", "b2", metadata, strlen(metadata)));
+        CHECK_OK(ydb_txn_commit(txn));
+        CHECK_OK(metadata_at(reader, 1, shown, sizeof shown));
+        CHECK_OK(metadata_at(uncached, 1, expected, sizeof expected));
+        CHECK(strcmp(shown, metadata) == 0);
+        CHECK(strcmp(shown, expected) == 0);
+    }
+
+    ydb_connection_close(uncached);
+    ydb_connection_close(reader);
+    ydb_connection_close(writer);
+    ydb_database_close(db);
+}
+
 int main(void) {
     test_population_and_mutations();
     test_key_flavour();
@@ -889,5 +968,6 @@ int main(void) {
     test_set_definition();
     test_hostile_names();
     test_misuse();
+    test_row_cache();
     return check_summary();
 }

@@ -465,3 +465,43 @@ def test_random_operations_match_sorted(ops: List[tuple]) -> None:
             assert v.groups == sorted(expected)
             for name, keys_in_order in expected.items():
                 assert [k for _c, k in v.keys(name)] == keys_in_order
+
+
+def test_row_cache_shows_each_commit_like_an_uncached_connection(jdb: Any) -> None:
+    """Rows a connection read are kept for its next reads (``row_cache_limit``);
+    a commit on another connection that changes a row, even without moving
+    it (metadata only), or empties a collection, shows at once all the same.
+    Every read of a cached connection is compared with one that has none."""
+    group, order = make_view(Calls())
+    jdb.register_view("v", group, order)
+    writer, reader, uncached = jdb.new_connection(), jdb.new_connection(), jdb.new_connection()
+    assert reader.row_cache_limit == 250
+    uncached.row_cache_limit = 0
+    assert uncached.row_cache_limit == 0
+    with pytest.raises(ValueError):
+        reader.row_cache_limit = -1
+    import random
+    rng = random.Random(7)
+    for step in range(300):
+        key, collection = f"k{rng.randrange(12)}", rng.choice(["a", "a", "a", "b"])
+        with writer.read_write() as t:
+            choice = rng.randrange(10)
+            if choice < 5:
+                t.set(collection, key, {"g": rng.choice(["x", "y"]), "n": rng.randrange(20)}, {"step": step})
+            elif choice < 8:
+                if t.get(collection, key) is not None:
+                    t.replace_metadata(collection, key, {"step": step})
+            elif choice < 9:
+                t.remove(collection, key)
+            elif rng.randrange(3) == 0:
+                t.remove_all(collection)
+        for name in ("x", "y"):
+            start = rng.randrange(6)
+            stop = start + rng.randrange(8)
+            with uncached.read() as t:
+                expected = t.view("v").rows(name, start, stop)
+                expected_at = [t.view("v").row_at(name, i) for i in range(start, stop)]
+            for _ in range(2):
+                with reader.read() as t:
+                    assert t.view("v").rows(name, start, stop) == expected, step
+                    assert [t.view("v").row_at(name, i) for i in range(start, stop)] == expected_at, step

@@ -196,6 +196,8 @@ _SIGNATURES = {
     "ydb_connection_open": (c_int, [c_void_p, _handle_out]),
     "ydb_connection_close": (c_int, [c_void_p]),
     "ydb_connection_snapshot": (c_int, [c_void_p, _u64_out]),
+    "ydb_connection_set_row_cache_limit": (c_int, [c_void_p, c_size_t]),
+    "ydb_connection_row_cache_limit": (c_int, [c_void_p, _size_out]),
     "ydb_connection_begin_long_lived_read": (c_int, [c_void_p, _handle_out]),
     "ydb_connection_end_long_lived_read": (c_int, [c_void_p]),
     "ydb_connection_is_in_long_lived_read": (c_int, [c_void_p, _int_out]),

@@ -274,6 +274,22 @@ class Connection(_Closeable):
         _check(lib.ydb_connection_snapshot(self._handle, byref(out)))
         return out.value
 
+    @property
+    def row_cache_limit(self) -> int:
+        """How many rows read through views (``rows``, ``row_at``, ranges of
+        at most this many rows) the connection keeps for its next read
+        transactions; default 250, 0 turns the cache off. A commit makes
+        every connection forget the rows it changed."""
+        out = c_size_t()
+        _check(lib.ydb_connection_row_cache_limit(self._handle, byref(out)))
+        return out.value
+
+    @row_cache_limit.setter
+    def row_cache_limit(self, limit: int) -> None:
+        if limit < 0:
+            raise ValueError("row_cache_limit must be 0 or more")
+        _check(lib.ydb_connection_set_row_cache_limit(self._handle, limit))
+
     # -- transactions --
 
     def read(self) -> "ReadTransaction":

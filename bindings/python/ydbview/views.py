@@ -738,7 +738,9 @@ class ViewTransaction:
              reverse: bool = False) -> List[ViewRow]:
         """Returns the rows of ``group`` in ``[start, stop)`` as a list of
         ViewRows (``iter_rows`` yields them lazily): one C call for the whole
-        range (``ydb_view_read_rows``), e.g. the 50 rows on screen."""
+        range (``ydb_view_read_rows``), e.g. the 50 rows on screen. A range no
+        longer than ``Connection.row_cache_limit`` goes through the
+        connection's row cache."""
         lower, upper = self._bounds(start, stop)
         buffer, size, count = c_void_p(), c_size_t(), c_size_t()
         _check(lib.ydb_view_read_rows(self._handle, self._name, encode(group, "group"), lower, upper,
