@@ -80,9 +80,20 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// prefix-free strings).
     private mutating func append<Bytes: Collection<UInt8>>(escaping value: Bytes, _ descending: Bool) {
         let mask: UInt8 = descending ? 0xFF : 0
-        for byte in value {
-            bytes.append(byte ^ mask)
-            if byte == 0 { bytes.append(0xFF ^ mask) }
+        // Ascending text with no zero byte (all text from C, most text) is
+        // copied in one append, after one growth to the size needed.
+        let copied = value.withContiguousStorageIfAvailable { buffer -> Bool in
+            guard !descending, !buffer.contains(0) else { return false }
+            bytes.reserveCapacity(bytes.count + buffer.count + 2)
+            bytes.append(contentsOf: buffer)
+            return true
+        }
+        if copied != true {
+            bytes.reserveCapacity(bytes.count + value.count + 2)
+            for byte in value {
+                bytes.append(byte ^ mask)
+                if byte == 0 { bytes.append(0xFF ^ mask) }
+            }
         }
         bytes.append(0x00 ^ mask)
         bytes.append(0x01 ^ mask)
