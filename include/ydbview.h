@@ -407,7 +407,8 @@ int ydb_connection_snapshot(ydb_connection *conn, uint64_t *out_snapshot);
 ** rows) are kept for its next read transactions, so a list on screen reads
 ** from SQLite after a commit only the rows that commit changed. Each commit
 ** makes every connection forget the rows it changed (all of them after
-** emptying a collection). Read-write transactions do not use it.
+** emptying a collection). Read-write transactions do not use it, and a
+** row whose object and metadata exceed 16 KiB together is never kept.
 ** ydb_connection_set_row_cache_limit sets how many rows the connection
 ** keeps (default 250; 0 turns the cache off and empties it; more than
 ** SIZE_MAX / 2 gives YDB_INVALID_ARGUMENT); ydb_connection_row_cache_limit

@@ -169,5 +169,14 @@ final class RowCacheTests: XCTestCase {
         reader.rowCacheLimit = -5
         XCTAssertEqual(reader.rowCacheLimit, 0)
         XCTAssertEqual(reader.rowCache.count, 0)
+        // A large row is read every time rather than kept.
+        reader.rowCacheLimit = RowCache.defaultLimit
+        let large = [UInt8](repeating: 7, count: RowCache.largestRow)
+        try writer.readWrite {
+            try $0.setObject(Item.encode(group: "g", rank: 100), forKey: "big", inCollection: "items", metadata: large)
+        }
+        let shownLarge = try reader.read { try $0.view("v")!.rows(inGroup: "g", range: 0 ..< 20) }
+        XCTAssertEqual(shownLarge.last?.metadata, large)
+        XCTAssertEqual(reader.rowCache.count, shownLarge.count - 1)
     }
 }

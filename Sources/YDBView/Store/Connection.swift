@@ -104,7 +104,8 @@ public final class Connection: @unchecked Sendable {
     /// screen reads the same rows after every commit: kept rows are not
     /// read from SQLite again until a commit changes them. Reads of more
     /// rows than this at once bypass the cache (a long scan neither slows
-    /// down nor pushes out what is on screen). See docs/behaviour.md.
+    /// down nor pushes out what is on screen), and rows over 16 KiB are
+    /// never kept. See docs/behaviour.md.
     public var rowCacheLimit: Int {
         get { lock.withLock { rowCache.limit } }
         set { lock.withLock { rowCache.limit = tracksNotifications ? max(0, newValue) : 0 } }

@@ -19,6 +19,10 @@
 final class RowCache {
     /// How many rows a connection keeps by default.
     static let defaultLimit = 250
+    /// Rows whose object and metadata together are larger are not kept:
+    /// the cache stays within `limit` × 16 KiB (4 MiB by default) whatever
+    /// the rows hold, and reading a large row costs more than finding it.
+    static let largestRow = 16 * 1024
 
     /// At most this many rows are kept; 0 turns the cache off.
     var limit: Int {
@@ -49,7 +53,7 @@ final class RowCache {
     /// entry goes (whichever the table holds first: in effect at random, so
     /// a scroll past the limit keeps part of what it read, at no cost).
     func store(_ row: ViewRow, for rowid: Int64) {
-        guard limit > 0 else { return }
+        guard limit > 0, (row.object?.count ?? 0) + (row.metadata?.count ?? 0) <= Self.largestRow else { return }
         if rows.count >= limit, rows[rowid] == nil { rows.remove(at: rows.startIndex) }
         rows[rowid] = row
     }
