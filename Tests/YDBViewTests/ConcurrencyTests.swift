@@ -3,6 +3,46 @@ import XCTest
 @testable import YDBView
 
 final class ConcurrencyTests: XCTestCase {
+    /// Runs `write` on one thread while three reader threads, each with its
+    /// own connection, call `read(reader, connection)` again and again
+    /// (until `write` has returned, and at least `minimumReads` times),
+    /// then `finish(reader, connection)`. Returns every problem reported
+    /// through `report`, or thrown.
+    private func problems(_ database: Database, minimumReads: Int = 0,
+                          read: @escaping @Sendable (Int, Connection, _ report: (String) -> Void) throws -> Void,
+                          finish: @escaping @Sendable (Int, Connection, _ report: (String) -> Void) -> Void = { _, _, _ in },
+                          write: @escaping @Sendable () throws -> Void) -> [String] {
+        let shared = SharedState()
+        let group = DispatchGroup()
+        let done = DispatchSemaphore(value: 0)
+        for reader in 0 ..< 3 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                let report = { (problem: String) in shared.report("reader \(reader): \(problem)") }
+                do {
+                    let connection = try database.newConnection()
+                    var reads = 0
+                    while !shared.stopped || reads < minimumReads {
+                        try read(reader, connection, report)
+                        reads += 1
+                    }
+                    finish(reader, connection, report)
+                } catch {
+                    report("\(error)")
+                }
+            }
+        }
+        Thread.detachNewThread {
+            do { try write() } catch { shared.report("writer: \(error)") }
+            done.signal()
+        }
+        done.wait()
+        shared.stop()
+        group.wait()
+        return shared.problems
+    }
+
     /// Readers on other threads, each with its own connection, always see a
     /// consistent snapshot: the view holds exactly the rows of the collection,
     /// and snapshots never go backwards, while a writer commits.
@@ -11,54 +51,31 @@ final class ConcurrencyTests: XCTestCase {
         defer { database.close() }
         try database.registerView(rankView(), name: "v")
         let writer = try database.newConnection()
-        let shared = SharedState()
-        let group = DispatchGroup()
-        let done = DispatchSemaphore(value: 0)
-        for reader in 0 ..< 3 {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                do {
-                    let connection = try database.newConnection()
-                    var lastSnapshot: UInt64 = 0
-                    while !shared.stopped {
-                        try connection.read { t in
-                            let rows = try t.count(inCollection: "items")
-                            let shown = try t.view("v")!.numberOfItemsInAllGroups()
-                            if rows != shown || t.snapshot < lastSnapshot {
-                                shared.report("reader \(reader): rows \(rows) view \(shown)")
-                            }
-                            lastSnapshot = t.snapshot
-                        }
-                    }
-                } catch {
-                    shared.report("reader \(reader): \(error)")
+        let lastSnapshots = Locked([UInt64](repeating: 0, count: 3))   // one slot per reader thread
+        let found = problems(database, read: { reader, connection, report in
+            try connection.read { t in
+                let rows = try t.count(inCollection: "items")
+                let shown = try t.view("v")!.numberOfItemsInAllGroups()
+                if rows != shown || t.snapshot < lastSnapshots.value[reader] {
+                    report("rows \(rows) view \(shown)")
                 }
+                lastSnapshots.mutate { $0[reader] = t.snapshot }
             }
-        }
-        Thread.detachNewThread {
+        }, write: {
             var rng = SeededGenerator(seed: 5)
-            do {
-                for step in 0 ..< 300 {
-                    try writer.readWrite { t in
-                        let key = "k\(Int.random(in: 0 ..< 50, using: &rng))"
-                        if step % 3 == 2 {
-                            try t.removeObject(forKey: key, inCollection: "items")
-                        } else {
-                            try t.setObject(Item.encode(group: "g\(step % 4)", rank: step), forKey: key,
-                                            inCollection: "items", metadata: nil)
-                        }
+            for step in 0 ..< 300 {
+                try writer.readWrite { t in
+                    let key = "k\(Int.random(in: 0 ..< 50, using: &rng))"
+                    if step % 3 == 2 {
+                        try t.removeObject(forKey: key, inCollection: "items")
+                    } else {
+                        try t.setObject(Item.encode(group: "g\(step % 4)", rank: step), forKey: key,
+                                        inCollection: "items", metadata: nil)
                     }
                 }
-            } catch {
-                shared.report("writer: \(error)")
             }
-            done.signal()
-        }
-        done.wait()
-        shared.stop()
-        group.wait()
-        XCTAssertEqual(shared.problems, [])
+        })
+        XCTAssertEqual(found, [])
         XCTAssertGreaterThan(database.snapshot, 250)
     }
 
@@ -79,56 +96,30 @@ final class ConcurrencyTests: XCTestCase {
                                 metadata: [0])
             }
         }
-        let shared = SharedState()
-        let group = DispatchGroup()
-        let done = DispatchSemaphore(value: 0)
-        for reader in 0 ..< 3 {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                do {
-                    let connection = try database.newConnection()
-                    let longLived = reader == 2
-                    var reads = 0
-                    while !shared.stopped || reads < 50 {
-                        if longLived { try connection.beginLongLivedReadTransaction() }
-                        try connection.read { t in
-                            let view = try t.view("v")!
-                            let ranged = try view.rows(inGroup: "g", range: 0 ..< 8).map(\.metadata)
-                            let single = try (0 ..< 8).map { try view.row(at: $0, inGroup: "g")?.metadata }
-                            // What SQLite holds at this snapshot, read past the cache.
-                            let stored = try t.metadata(forKey: "k0", inCollection: "items")
-                            let seen = Set(ranged + single)
-                            if seen != [stored] || ranged.count != 8 {
-                                shared.report("reader \(reader) at \(t.snapshot): \(ranged) \(single)")
-                            }
-                        }
-                        reads += 1
-                    }
-                    if connection.rowCache.hits == 0 { shared.report("reader \(reader): the cache was never used") }
-                } catch {
-                    shared.report("reader \(reader): \(error)")
+        let found = problems(database, minimumReads: 50, read: { reader, connection, report in
+            if reader == 2 { try connection.beginLongLivedReadTransaction() }
+            try connection.read { t in
+                let view = try t.view("v")!
+                let ranged = try view.rows(inGroup: "g", range: 0 ..< 8).map(\.metadata)
+                let single = try (0 ..< 8).map { try view.row(at: $0, inGroup: "g")?.metadata }
+                // What SQLite holds at this snapshot, read past the cache.
+                let stored = try t.metadata(forKey: "k0", inCollection: "items")
+                if Set(ranged + single) != [stored] || ranged.count != 8 {
+                    report("at \(t.snapshot): \(ranged) \(single)")
                 }
             }
-        }
-        Thread.detachNewThread {
-            do {
-                for step in 1 ... 300 {
-                    try writer.readWrite { t in
-                        for index in 0 ..< 8 {
-                            try t.replaceMetadata([UInt8(step % 256)], forKey: "k\(index)", inCollection: "items")
-                        }
+        }, finish: { _, connection, report in
+            if connection.rowCache.hits == 0 { report("the cache was never used") }
+        }, write: {
+            for step in 1 ... 300 {
+                try writer.readWrite { t in
+                    for index in 0 ..< 8 {
+                        try t.replaceMetadata([UInt8(step % 256)], forKey: "k\(index)", inCollection: "items")
                     }
                 }
-            } catch {
-                shared.report("writer: \(error)")
             }
-            done.signal()
-        }
-        done.wait()
-        shared.stop()
-        group.wait()
-        XCTAssertEqual(shared.problems, [])
+        })
+        XCTAssertEqual(found, [])
     }
 
     /// Views live in the Database object's memory: a second Database on the
