@@ -21,7 +21,8 @@ final class RowCache {
     static let defaultLimit = 250
     /// Rows whose object and metadata together are larger are not kept:
     /// the cache stays within `limit` × 16 KiB (4 MiB by default) whatever
-    /// the rows hold, and reading a large row costs more than finding it.
+    /// the rows hold, and for a large row the copy, not SQLite's lookup, is
+    /// most of what a read costs.
     static let largestRow = 16 * 1024
 
     /// At most this many rows are kept; 0 turns the cache off.
@@ -78,6 +79,4 @@ final class RowCache {
             for rowid in commit.changedRowids { rows.removeValue(forKey: rowid) }
         }
     }
-
-    func removeAll() { rows.removeAll() }
 }
