@@ -173,19 +173,22 @@ public class ReadTransaction: @unchecked Sendable {
         names.allSatisfy { $0.utf8.count <= handle.maxValueBytes }
     }
 
-    /// Loads what a callback of `flavour` reads for `rowid`.
-    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour) throws -> ViewRow { try rows.loadRow(rowid, flavour) }
-
-    /// `loadRow` for up to `RowReader.batchSize` rows at once, in order.
-    func loadRows(_ rowids: ArraySlice<Int64>, _ flavour: ViewFlavour) throws -> [ViewRow] {
-        try rows.loadRows(rowids, flavour)
+    /// Loads what a callback of `flavour` reads for `rowid`. With `cached`,
+    /// a whole row (`.row`) comes from the connection's row cache when it
+    /// holds it, and is kept there when read.
+    func loadRow(_ rowid: Int64, _ flavour: ViewFlavour, cached: Bool = false) throws -> ViewRow {
+        guard cached, flavour == .row, let cache = rowCache else { return try rows.loadRow(rowid, flavour) }
+        if let row = cache.row(rowid) { return row }
+        let row = try rows.loadRow(rowid, .row)
+        cache.store(row, for: rowid)
+        return row
     }
 
-    /// The whole rows `rowids` (at most `RowReader.batchSize`), in order,
-    /// through the connection's row cache: only the rows it does not hold
-    /// are read, by one statement, and then kept.
-    func loadWholeRowsCached(_ rowids: ArraySlice<Int64>) throws -> [ViewRow] {
-        guard let cache = rowCache else { return try rows.loadRows(rowids, .row) }
+    /// `loadRow` for up to `RowReader.batchSize` rows at once, in order; with
+    /// `cached`, only the whole rows the cache does not hold are read (by one
+    /// statement).
+    func loadRows(_ rowids: ArraySlice<Int64>, _ flavour: ViewFlavour, cached: Bool = false) throws -> [ViewRow] {
+        guard cached, flavour == .row, let cache = rowCache else { return try rows.loadRows(rowids, flavour) }
         var found = [ViewRow?](repeating: nil, count: rowids.count)
         var missing: [(offset: Int, rowid: Int64)] = []
         for (offset, rowid) in rowids.enumerated() {
@@ -199,15 +202,6 @@ public class ReadTransaction: @unchecked Sendable {
             }
         }
         return found.map { $0! }
-    }
-
-    /// `loadRow` of the whole row, through the row cache (`loadWholeRowsCached`).
-    func loadWholeRowCached(_ rowid: Int64) throws -> ViewRow {
-        guard let cache = rowCache else { return try rows.loadRow(rowid, .row) }
-        if let row = cache.row(rowid) { return row }
-        let row = try rows.loadRow(rowid, .row)
-        cache.store(row, for: rowid)
-        return row
     }
 
     /// The connection's row cache when this transaction may use it: a read

@@ -68,7 +68,7 @@ public struct ViewTransaction {
     public func row(at index: Int, inGroup group: String) throws -> (key: RowKey, object: [UInt8], metadata: [UInt8]?)? {
         try withState { state in
             guard let rowid = state.rowid(at: index, inGroup: group) else { return nil }
-            let row = try transaction.loadWholeRowCached(rowid)
+            let row = try transaction.loadRow(rowid, .row, cached: true)
             return (RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata)
         }
     }
@@ -136,9 +136,7 @@ public struct ViewTransaction {
         found.reserveCapacity(rowids.count)
         for start in stride(from: 0, to: rowids.count, by: RowReader.batchSize) {
             let batch = rowids[start ..< min(start + RowReader.batchSize, rowids.count)]
-            let rows = try transaction.access {
-                try cached ? transaction.loadWholeRowsCached(batch) : transaction.loadRows(batch, .row)
-            }
+            let rows = try transaction.access { try transaction.loadRows(batch, .row, cached: cached) }
             for row in rows { found.append((RowKey(collection: row.collection, key: row.key), row.object ?? [], row.metadata)) }
         }
         return found
@@ -160,11 +158,9 @@ public struct ViewTransaction {
         rowids.reserveCapacity(RowReader.batchSize)
         // Whole rows of a short range (a screen) go through the connection's
         // row cache: after a commit, only the rows it changed are read again.
-        let cached = flavour == .row && transaction.cachesRead(of: upper - lower)
+        let cached = transaction.cachesRead(of: upper - lower)
         func handOver() throws -> Bool {
-            let rows = try transaction.access {
-                try cached ? transaction.loadWholeRowsCached(rowids[...]) : transaction.loadRows(rowids[...], flavour)
-            }
+            let rows = try transaction.access { try transaction.loadRows(rowids[...], flavour, cached: cached) }
             rowids.removeAll(keepingCapacity: true)
             for row in rows {
                 var stop = false
