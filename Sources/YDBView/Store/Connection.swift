@@ -136,7 +136,7 @@ public final class Connection: @unchecked Sendable {
                 state = frozen
             } else {
                 let skipped: [CommitNotification]?
-                (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+                (state, skipped) = try database.beginSnapshot(on: handle, for: self, collectSkipped: rowCache.count > 0)
                 rowCache.move(to: state.snapshot, through: skipped)
             }
             lastSnapshot = state.snapshot
@@ -161,7 +161,8 @@ public final class Connection: @unchecked Sendable {
             }
             try database.writeGate.enter(for: self)
             do {
-                let (state, skipped) = try database.beginSnapshot(on: handle, for: self, immediate: true)
+                let (state, skipped) = try database.beginSnapshot(on: handle, for: self, immediate: true,
+                                                                  collectSkipped: rowCache.count > 0)
                 rowCache.move(to: state.snapshot, through: skipped)
                 lastSnapshot = state.snapshot
                 let transaction = ReadWriteTransaction(connection: self, state: state)
@@ -240,7 +241,7 @@ public final class Connection: @unchecked Sendable {
             // is long, copy it back now so the new read starts on the file alone
             // and the next commit can restart the log (see `WALPolicy`).
             if database.checkpointer.isLogLong { database.checkpointer.checkpoint(on: handle) }
-            let (state, skipped) = try database.beginSnapshot(on: handle, for: self)
+            let (state, skipped) = try database.beginSnapshot(on: handle, for: self, collectSkipped: true)
             rowCache.move(to: state.snapshot, through: skipped)
             longLivedState = state
             lastSnapshot = state.snapshot

@@ -236,12 +236,13 @@ public final class Database: @unchecked Sendable {
 
     /// Begins SQLite's read snapshot and captures the matching published
     /// state in one step, so no commit can fall between the two.
-    /// Also returns the notifications of the commits this connection had
-    /// not seen (what a long-lived read reports, and what its row cache
-    /// forgets) — or nil when it fell more than `maxCommitsBehind` commits
-    /// behind and they were dropped.
-    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection,
-                       immediate: Bool = false) throws -> (PublishedState, [CommitNotification]?) {
+    /// With `collectSkipped` (a long-lived read, or a connection whose row
+    /// cache holds rows to forget), also returns the notifications of the
+    /// commits this connection had not seen — or nil when it fell more than
+    /// `maxCommitsBehind` commits behind and they were dropped. Without, the
+    /// list is empty: no copy of it is made on every begin.
+    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection, immediate: Bool = false,
+                       collectSkipped: Bool) throws -> (PublishedState, [CommitNotification]?) {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -257,7 +258,8 @@ public final class Database: @unchecked Sendable {
             guard connection.tracksNotifications else { return (published, []) }
             let id = ObjectIdentifier(connection)
             let tracked = connections[id] ?? TrackedConnection(connection: connection, seen: published.snapshot)
-            let skipped = tracked.behind ? nil
+            let skipped = !collectSkipped ? []
+                : tracked.behind ? nil
                 : tracked.seen == published.snapshot ? []
                 : Array(notifications[firstNotification(after: tracked.seen)...])
             connections[id] = TrackedConnection(connection: connection, seen: published.snapshot)
