@@ -43,22 +43,45 @@ final class DurabilityTests: XCTestCase {
     }
 
     func testALargeTransactionsLogIsEmptiedWhenNoReaderUsesIt() throws {
-        // One transaction of about 8 MB: more than `WALPolicy.sizeLimit`,
-        // which only applies when the log restarts. With no reader, the
-        // checkpoint thread empties the log and cuts the file to zero bytes.
+        // One transaction of about 12 MB: more than `WALPolicy.sizeLimit`,
+        // which only applies when the log restarts, and than
+        // `WALPolicy.truncationSize`. With no reader, the checkpoint thread
+        // empties the log and cuts the file to zero bytes.
         let writer = try database.newConnection()
         try writer.readWrite { t in
-            for index in 0 ..< 2_000 {
+            for index in 0 ..< 3_000 {
                 try t.setObject(Array(repeating: UInt8(index % 251), count: 4_000), forKey: "k\(index)",
                                 inCollection: "c", metadata: nil)
             }
         }
-        XCTAssertGreaterThan(walBytes, 4 << 20)
+        XCTAssertGreaterThan(walBytes, WALPolicy.truncationSize)
         // The thread works on its own: wait for it (a bound, not a timing).
         let deadline = Date().addingTimeInterval(20)
         while walBytes > 0 && Date() < deadline { usleep(10_000) }
         XCTAssertEqual(walBytes, 0, "the log was not emptied")
-        XCTAssertEqual(try writer.read { try $0.count(inCollection: "c") }, 2_000)
+        XCTAssertEqual(try writer.read { try $0.count(inCollection: "c") }, 3_000)
+    }
+
+    func testALogWithinItsLimitKeepsItsFileWhenNoReaderUsesIt() throws {
+        // Small commits and no reader: the thread checkpoints every
+        // `checkpointFrames` pages. The log file keeps its size (the next
+        // commits overwrite it from the beginning; a restart may trim it to
+        // `sizeLimit`) instead of being cut to zero bytes and grown again,
+        // which makes every commit slower.
+        try database.registerView(rankView(), name: "v")
+        let writer = try database.newConnection()
+        var previous = 0, shrank: [(commit: Int, from: Int, to: Int)] = []
+        try commitUpdates(3000, on: writer) { index in
+            // Room for the thread to run between commits (not a timing).
+            if index % 100 == 99 { usleep(5_000) }
+            let now = walBytes
+            if now < previous && now < WALPolicy.sizeLimit / 2 { shrank.append((index, previous, now)) }
+            previous = now
+        }
+        XCTAssertGreaterThan(database.checkpointer.checkpointCount, 1)
+        XCTAssertEqual(shrank.count, 0, "the log file was cut: \(shrank.prefix(3))")
+        XCTAssertLessThanOrEqual(previous, WALPolicy.truncationSize)
+        XCTAssertEqual(try writer.read { try $0.count(inCollection: "c") }, 50)
     }
 
     func testReaderThatNeverCatchesUpIsReleasedAndToldToReload() throws {

@@ -121,11 +121,6 @@ final class SQLiteHandle {
         bindFailures.removeAll()
     }
 
-    /// Copies committed log frames back into the database file without
-    /// waiting for readers or writers. Returns (frames in the log, frames
-    /// copied): equal when the whole log is in the file, so the next write
-    /// may start the log from the beginning.
-    @discardableResult
     /// Copies the whole log into the file and cuts the log file to zero
     /// bytes, or does nothing and returns false at once when a reader still
     /// uses the log or a writer is active: it never waits (the handle's busy
@@ -137,6 +132,11 @@ final class SQLiteHandle {
         return sqlite3_wal_checkpoint_v2(raw, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
     }
 
+    /// Copies committed log frames back into the database file without
+    /// waiting for readers or writers. Returns (frames in the log, frames
+    /// copied): equal when the whole log is in the file, so the next write
+    /// may start the log from the beginning.
+    @discardableResult
     func checkpointPassive() -> (log: Int32, copied: Int32)? {
         guard let raw else { return nil }
         var log: Int32 = 0, copied: Int32 = 0
