@@ -138,3 +138,94 @@ final class CodableStoreTests: XCTestCase {
         XCTAssertEqual(try connection.read { try $0.countAll() }, 1)
     }
 }
+
+/// Row ids are never reused, though the library hands them out itself
+/// (`Schema.migrateToVersion4`): views and changesets name rows by id.
+final class RowIdTests: XCTestCase {
+    var directory: URL!
+    var path: String { directory.appendingPathComponent("db.sqlite").path }
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-rowids-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    func set(_ keys: [String], on connection: Connection) throws {
+        try connection.readWrite { t in
+            for key in keys { try t.setObject([1], forKey: key, inCollection: "c", metadata: nil) }
+        }
+    }
+
+    func rowid(_ key: String, _ connection: Connection) throws -> Int64? {
+        try connection.read { try $0.rowid(forKey: key, inCollection: "c") }
+    }
+
+    func testRemovingTheLargestIdsNeverLetsANewRowTakeThem() throws {
+        var database = try Database(path: path)
+        var connection = try database.newConnection()
+        try set(["a", "b", "c"], on: connection)
+        let c = try XCTUnwrap(rowid("c", connection))
+        try connection.readWrite { try $0.removeObject(forKey: "c", inCollection: "c") }
+        try set(["d"], on: connection)
+        let d = try XCTUnwrap(rowid("d", connection))
+        XCTAssertGreaterThan(d, c)
+
+        // Removed, then the file is closed: the stored largest id survives.
+        try connection.readWrite { try $0.removeAllObjects(inCollection: "c") }
+        connection.close()
+        database.close()
+        database = try Database(path: path)
+        connection = try database.newConnection()
+        try set(["e"], on: connection)
+        let e = try XCTUnwrap(rowid("e", connection))
+        XCTAssertGreaterThan(e, d)
+
+        // An id handed out in a transaction that rolled back is not reused.
+        var rolledBack: Int64 = 0
+        let transaction = try connection.beginReadWriteTransaction()
+        try transaction.setObject([1], forKey: "f", inCollection: "c", metadata: nil)
+        rolledBack = try XCTUnwrap(transaction.rowid(forKey: "f", inCollection: "c"))
+        transaction.rollback()
+        try set(["g"], on: connection)
+        XCTAssertGreaterThan(try XCTUnwrap(rowid("g", connection)), rolledBack)
+        connection.close()
+        database.close()
+    }
+
+    func testARowAnotherProgramInsertedMeanwhileKeepsItsId() throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        try set(["a"], on: connection)
+        let a = try XCTUnwrap(rowid("a", connection))
+        // Another SQLite client takes the id the library would hand out next.
+        let other = try SQLiteHandle(path: path)
+        try other.execute("INSERT INTO ydb_rows (collection, key, object) VALUES ('c', 'other', x'01')")
+        other.close()
+        try set(["b"], on: connection)
+        let b = try XCTUnwrap(rowid("b", connection)), taken = try XCTUnwrap(rowid("other", connection))
+        XCTAssertEqual(taken, a + 1)
+        XCTAssertGreaterThan(b, taken)
+        try connection.read { t in
+            XCTAssertEqual(try t.object(forKey: "b", inCollection: "c"), [1])
+            XCTAssertEqual(try t.object(forKey: "other", inCollection: "c"), [1])
+        }
+    }
+
+    func testANewFileHasNoAutoincrementCounter() throws {
+        let database = try Database(path: path)
+        try set(["a"], on: database.newConnection())
+        database.close()
+        let handle = try SQLiteHandle(path: path)
+        defer { handle.close() }
+        let select = try handle.statement("SELECT sql FROM sqlite_master WHERE name = 'ydb_rows'")
+        XCTAssertTrue(try select.step())
+        XCTAssertFalse(select.string(0).uppercased().contains("AUTOINCREMENT"))
+        select.reset()
+        let version = try handle.statement("SELECT value FROM ydb_meta WHERE name = 'schema_version'")
+        XCTAssertTrue(try version.step())
+        XCTAssertEqual(version.int(0), Schema.currentVersion)
+        version.reset()
+    }
+}

@@ -63,6 +63,10 @@ public final class Database: @unchecked Sendable {
     /// fresh: the first commit that changes rows then marks it stale.
     /// Read and written only by the write transaction (under `writeGate`).
     var storedViewsMayMissCommits = false
+    /// The largest row id ever used: a new row gets the next one. Read and
+    /// written only by the write transaction (under `writeGate`); stored by
+    /// the commits that delete rows (`Schema.writeLargestRowid`).
+    var largestRowid: Int64 = 0
     /// Runs view registration and other internal read-write work.
     private var internalConnection: Connection?
     /// Asynchronous registrations still running, and the row changes that
@@ -106,7 +110,9 @@ public final class Database: @unchecked Sendable {
             let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
-            published = PublishedState(snapshot: try Schema.prepare(handle), views: ViewRegistry())
+            let (snapshot, largestRowid) = try Schema.prepare(handle)
+            published = PublishedState(snapshot: snapshot, views: ViewRegistry())
+            self.largestRowid = largestRowid
             storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
             fileLock.databaseDidClose()   // init failed: deinit will not run

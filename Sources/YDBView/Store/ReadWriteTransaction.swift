@@ -20,6 +20,8 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     private var recordedRowids: [Int64] = []
     private var removedCollections: Set<Name> = []
     private var removedAll = false
+    /// Whether it deleted rows: its commit then stores the largest row id.
+    private var deletedRows = false
     private var changed = false
     private var failure: YDBError?
     private let startSnapshot: UInt64
@@ -107,6 +109,9 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         }
         if changed {
             try Schema.writeSnapshot(handle, snapshot)
+            // Deleting the rows with the largest ids lowers the table's
+            // largest id; the stored one keeps them from being reused.
+            if deletedRows { try Schema.writeLargestRowid(handle, database.largestRowid) }
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs, changedRowids: recordedRowids)
@@ -209,7 +214,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                 let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
                 try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
             } else {
-                let rowid = try table.insert(key, collection, object: object, metadata: metadata)
+                let database = connection.database
+                let rowid = try table.insert(key, collection, object: object, metadata: metadata,
+                                             after: database.largestRowid)
+                // Kept even if the transaction rolls back: an id is never
+                // handed out twice.
+                database.largestRowid = rowid
                 record([.objectChanged, .metadataChanged], rowKey, rowid)
                 let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
                 try forEachView { try $0.rowInserted(rowid, row, viewContext) }
@@ -279,6 +289,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             for key in keys {
                 guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
                 try table.delete(rowid)
+                deletedRows = true
                 let rowKey = RowKey(collection: collection, key: key)
                 record(.removed, rowKey, rowid)
                 removed.append((rowid, rowKey))
@@ -295,6 +306,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             let removed = try table.deleteAll(inCollection: collection)
             guard !removed.isEmpty else { return }
             changed = true
+            deletedRows = true
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
             for (rowid, _) in removed { changedRowids?[rowid, default: []].formUnion(.removed) }
@@ -308,6 +320,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             let removed = try table.deleteAll()
             guard !removed.isEmpty else { return }
             changed = true
+            deletedRows = true
             removedAll = true
             changedRows.removeAll()
             removedCollections.removeAll()

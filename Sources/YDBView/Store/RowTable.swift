@@ -14,6 +14,13 @@ struct RowReader {
         return try select.step() ? select.int64(0) : nil
     }
 
+    /// The largest row id in the table; 0 when it is empty.
+    func largestRowid() throws -> Int64 {
+        let select = try handle.statement("SELECT max(rowid) FROM ydb_rows")
+        defer { select.reset() }
+        return try select.step() ? select.int64(0) : 0
+    }
+
     func row(forKey key: String, inCollection collection: String) throws -> (object: [UInt8], metadata: [UInt8]?)? {
         let select = try handle.statement("SELECT object, metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
         defer { select.reset() }
@@ -184,16 +191,29 @@ struct RowTable {
     let handle: SQLiteHandle
     var reader: RowReader { RowReader(handle: handle) }
 
-    /// Inserts a row; returns its rowid (never reused: AUTOINCREMENT).
-    func insert(_ key: String, _ collection: String, object: [UInt8], metadata: [UInt8]?) throws -> Int64 {
+    /// Inserts a row with the row id after `largest`, the largest ever used
+    /// (ids are never reused, `Schema.migrateToVersion4`), and returns it.
+    /// When another program inserted rows meanwhile and took that id, the
+    /// row gets the id after the table's largest instead.
+    func insert(_ key: String, _ collection: String, object: [UInt8], metadata: [UInt8]?,
+                after largest: Int64) throws -> Int64 {
         let insert = try handle.statement(
-            "INSERT INTO ydb_rows (collection, key, object, metadata) VALUES (?1, ?2, ?3, ?4)")
+            "INSERT INTO ydb_rows (rowid, collection, key, object, metadata) VALUES (?5, ?1, ?2, ?3, ?4)")
         insert.bind(1, collection)
         insert.bind(2, key)
         insert.bind(3, object)
         insert.bind(4, metadata)
-        try insert.run()
-        return handle.lastInsertRowid
+        insert.bind(5, largest + 1)
+        do {
+            try insert.run()
+            return largest + 1
+        } catch {
+            let taken = try reader.largestRowid()
+            guard taken > largest else { throw error }
+            insert.bind(5, taken + 1)
+            try insert.run()
+            return taken + 1
+        }
     }
 
     /// Replaces the object and metadata of the row at (collection, key) and

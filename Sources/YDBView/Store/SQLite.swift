@@ -154,7 +154,6 @@ final class SQLiteHandle {
     }
 
     var changes: Int { raw.map { Int(sqlite3_changes($0)) } ?? 0 }
-    var lastInsertRowid: Int64 { raw.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 }
 
 final class OwnedStatement {

@@ -1,17 +1,24 @@
 /// The on-disk layout. Bump `currentVersion` and add a migration step when
 /// it changes; a database written by a newer release is refused.
 enum Schema {
-    static let currentVersion = 3
+    static let currentVersion = 4
 
-    static let create = """
-        CREATE TABLE IF NOT EXISTS ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    /// The row table as of version 4 (see `migrateToVersion4`).
+    static let rowsTable = """
         CREATE TABLE IF NOT EXISTS ydb_rows (
-            rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+            rowid INTEGER PRIMARY KEY,
             collection TEXT NOT NULL,
             key TEXT NOT NULL,
             object BLOB NOT NULL,
             metadata BLOB,
             UNIQUE (collection, key));
+        """
+
+    /// Version 1's tables, except that a new file gets version 4's row table
+    /// at once. The migrations below add the rest.
+    static let create = """
+        CREATE TABLE IF NOT EXISTS ydb_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        \(rowsTable)
         CREATE TABLE IF NOT EXISTS ydb_views (
             name TEXT PRIMARY KEY,
             id INTEGER NOT NULL UNIQUE,
@@ -20,8 +27,15 @@ enum Schema {
         INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('snapshot', 0);
         """
 
-    // Row ids are never reused (AUTOINCREMENT): views and changesets identify
-    // rows by id across commits, so a new row must not take a removed row's id.
+    /// Counting the row writes of other programs (see version 2).
+    static let rowTriggers = """
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_inserted AFTER INSERT ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_updated AFTER UPDATE ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        CREATE TRIGGER IF NOT EXISTS ydb_rows_deleted AFTER DELETE ON ydb_rows
+            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        """
 
     /// Version 2: views know when they are stale (see docs/behaviour.md, "Stale views"),
     /// and all views share one table.
@@ -40,12 +54,7 @@ enum Schema {
             label INTEGER NOT NULL,
             PRIMARY KEY (view, row)) WITHOUT ROWID;
         INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('row_version', 0), ('row_version_seen', 0);
-        CREATE TRIGGER IF NOT EXISTS ydb_rows_inserted AFTER INSERT ON ydb_rows
-            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
-        CREATE TRIGGER IF NOT EXISTS ydb_rows_updated AFTER UPDATE ON ydb_rows
-            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
-        CREATE TRIGGER IF NOT EXISTS ydb_rows_deleted AFTER DELETE ON ydb_rows
-            BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
+        \(rowTriggers)
         UPDATE ydb_meta SET value = 2 WHERE name = 'schema_version';
         """
 
@@ -55,8 +64,31 @@ enum Schema {
         UPDATE ydb_meta SET value = 3 WHERE name = 'schema_version';
         """
 
-    /// Creates or checks the schema; returns the current snapshot number.
-    static func prepare(_ handle: SQLiteHandle) throws -> UInt64 {
+    /// Version 4: row ids are handed out by the library (`largestRowid`)
+    /// instead of SQLite's AUTOINCREMENT, whose counter is a row of
+    /// `sqlite_sequence`: one more page written by every commit that inserts.
+    /// Row ids are still never reused: views and changesets identify rows by
+    /// id across commits, so a new row must not take a removed row's id.
+    /// The largest id ever used is kept in `ydb_meta` ('largest_rowid') by
+    /// the commits that delete rows, the only ones that can lower the
+    /// table's own largest id. A version-3 table is copied, ids included,
+    /// into one declared without AUTOINCREMENT; its counter becomes
+    /// 'largest_rowid'. (SQLite cannot drop AUTOINCREMENT from a table.)
+    static let migrateToVersion4 = """
+        INSERT OR REPLACE INTO ydb_meta (name, value) VALUES ('largest_rowid', max(
+            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'ydb_rows'), 0),
+            coalesce((SELECT max(rowid) FROM ydb_rows), 0)));
+        ALTER TABLE ydb_rows RENAME TO ydb_rows_version3;
+        \(rowsTable)
+        INSERT INTO ydb_rows (rowid, collection, key, object, metadata)
+            SELECT rowid, collection, key, object, metadata FROM ydb_rows_version3;
+        DROP TABLE ydb_rows_version3;
+        \(rowTriggers)
+        """
+
+    /// Creates or checks the schema; returns the current snapshot number and
+    /// the largest row id ever used.
+    static func prepare(_ handle: SQLiteHandle) throws -> (snapshot: UInt64, largestRowid: Int64) {
         try handle.execute("BEGIN IMMEDIATE")
         do {
             try handle.execute(create)
@@ -74,6 +106,14 @@ enum Schema {
                 try handle.execute(migrateToVersion2)
             }
             if (stored ?? 1) < 3 { try handle.execute(migrateToVersion3) }
+            if (stored ?? 1) < 4 {
+                // A new file's row table is already version 4's.
+                if try rowsTableHasAutoincrement(handle) { try handle.execute(migrateToVersion4) }
+                try handle.execute("""
+                    INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('largest_rowid', 0);
+                    UPDATE ydb_meta SET value = 4 WHERE name = 'schema_version';
+                    """)
+            }
             // Rows changed by another program since this library's last commit:
             // no stored view saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {
@@ -84,8 +124,9 @@ enum Schema {
                     """)
             }
             let snapshot = try readSnapshot(handle)
+            let largestRowid = max(try value("largest_rowid", handle) ?? 0, try RowReader(handle: handle).largestRowid())
             try handle.execute("COMMIT")
-            return snapshot
+            return (snapshot, largestRowid)
         } catch {
             try? handle.execute("ROLLBACK")
             throw error
@@ -97,6 +138,12 @@ enum Schema {
         defer { select.reset() }
         guard try select.step() else { throw YDBError(.corrupt, "snapshot number missing") }
         return UInt64(bitPattern: select.int64(0))
+    }
+
+    private static func rowsTableHasAutoincrement(_ handle: SQLiteHandle) throws -> Bool {
+        let select = try handle.statement("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'ydb_rows'")
+        defer { select.reset() }
+        return try select.step() && select.string(0).uppercased().contains("AUTOINCREMENT")
     }
 
     /// Version 1 kept each view in a table of its own (`ydb_view_<id>`).
@@ -122,6 +169,14 @@ enum Schema {
     /// the engine's connections fire no triggers (`SQLiteHandle.init`), so
     /// `row_version` moves only when another program writes rows, and the
     /// difference stays until the next open marks the stored views stale.
+    /// Records the largest row id ever used, for a commit that deletes rows
+    /// (see `migrateToVersion4`).
+    static func writeLargestRowid(_ handle: SQLiteHandle, _ rowid: Int64) throws {
+        let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'largest_rowid'")
+        update.bind(1, rowid)
+        try update.run()
+    }
+
     static func writeSnapshot(_ handle: SQLiteHandle, _ snapshot: UInt64) throws {
         let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'snapshot'")
         update.bind(1, Int64(bitPattern: snapshot))

@@ -78,7 +78,9 @@ def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> Non
         CREATE TABLE ydb_view_1 (rowid INTEGER PRIMARY KEY, grp TEXT NOT NULL, label INTEGER NOT NULL);
         CREATE INDEX ydb_view_1_order ON ydb_view_1 (grp, label);
         INSERT INTO ydb_meta VALUES ('snapshot', 3), ('schema_version', 1);
-        INSERT INTO ydb_rows (collection, key, object) VALUES ('c', 'b', x'00'), ('c', 'a', x'00');
+        INSERT INTO ydb_rows (collection, key, object) VALUES ('c', 'b', x'00'), ('c', 'a', x'00'),
+            ('c', 'gone', x'00');
+        DELETE FROM ydb_rows WHERE key = 'gone';
         INSERT INTO ydb_views VALUES ('v', 1, '', 1);
         INSERT INTO ydb_view_1 VALUES (1, 'g', 0);
     """)
@@ -87,12 +89,23 @@ def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> Non
         # Stored in the old format: rebuilt as for a new version tag.
         assert db.register_view("v", one_group, by_key) == RegistrationOutcome.REBUILT_NEW_TAG
         assert keys(db) == ["a", "b"]
+        with db.new_connection().read_write() as t:
+            t.set("c", "new", b"\x00")
     check = sqlite3.connect(path)
     tables = {name for (name,) in check.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     version = check.execute("SELECT value FROM ydb_meta WHERE name = 'schema_version'").fetchone()[0]
+    rows_sql = check.execute("SELECT sql FROM sqlite_master WHERE name = 'ydb_rows'").fetchone()[0]
+    ids = dict(check.execute("SELECT key, rowid FROM ydb_rows").fetchall())
+    triggers = {name for (name,) in check.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     check.close()
     assert "ydb_view_1" not in tables and "ydb_view_rows" in tables
-    assert version == 3
+    assert version == 4
+    # Version 4 hands out row ids itself: no AUTOINCREMENT, the ids kept, and
+    # the removed row's id (3) not reused.
+    assert "AUTOINCREMENT" not in rows_sql.upper()
+    assert ids == {"b": 1, "a": 2, "new": 4}
+    # The rebuilt table still counts other programs' writes.
+    assert triggers == {"ydb_rows_inserted", "ydb_rows_updated", "ydb_rows_deleted"}
 
 
 def test_sqlite_code_is_kept(tmp_path: Path) -> None:
