@@ -84,6 +84,36 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(try writer.read { try $0.count(inCollection: "c") }, 50)
     }
 
+    func testTheCheckpointerWaitingForTheGateGoesBeforeTheNextWriter() throws {
+        // A writer that begins again at once after each commit must not keep
+        // the checkpointer out: it would give up, and the log outgrow its
+        // limit. Once the checkpointer waits, the next writer waits for it.
+        let gate = database.writeGate, writer = try database.newConnection()
+        let events = Mutex()
+        var order: [String] = []
+        func note(_ event: String) { events.withLock { order.append(event) } }
+        let transaction = try writer.beginReadWriteTransaction()
+        let checkpointerDone = Semaphore(value: 0)
+        XCTAssertTrue(startThread {
+            if gate.enter(waitingAtMost: 20_000) {
+                note("checkpointer in")
+                usleep(20_000)
+                note("checkpointer out")
+                gate.leave()
+            }
+            checkpointerDone.signal()
+        })
+        // Until it waits (a bound, not a timing).
+        let deadline = Date().addingTimeInterval(20)
+        while !gate.checkpointerIsWaiting && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(gate.checkpointerIsWaiting)
+        try transaction.commit()
+        // Commits in a loop, as a busy program does: none may come first.
+        for index in 0 ..< 100 { try writer.readWrite { _ in note("writer \(index)") } }
+        checkpointerDone.wait()
+        XCTAssertEqual(Array(order.prefix(3)), ["checkpointer in", "checkpointer out", "writer 0"])
+    }
+
     func testReaderThatNeverCatchesUpIsReleasedAndToldToReload() throws {
         try database.registerView(rankView(), name: "v")
         database.maxCommitsBehind = 100

@@ -89,6 +89,9 @@ final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
         }
     }
 
+    /// The count now: how many could take it without waiting.
+    var value: Int { mutex.withLock { count } }
+
     func signal() {
         mutex.withLock {
             count += 1

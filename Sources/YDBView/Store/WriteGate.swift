@@ -12,6 +12,13 @@ import Musl
 /// inside the write, ...) could only wait for itself, so it is refused.
 final class WriteGate {
     private let semaphore = Semaphore(value: 1)
+    /// Makes the checkpointer's wait fair. Writers pass through it on their
+    /// way in; the checkpointer holds it while it waits for the gate, so a
+    /// writer arriving meanwhile queues behind it. Without it, a program
+    /// that commits in a loop took the gate back each time it left it, the
+    /// checkpointer was woken for nothing at every commit and gave up, and
+    /// the log grew past its limit.
+    private let turnstile = Semaphore(value: 1)
     private let lock = Mutex()
     /// The thread that began the open read-write transaction, and its
     /// connection (named only in the message: formatting it at every commit
@@ -26,15 +33,25 @@ final class WriteGate {
         if let holder = lock.withLock({ holder }), pthread_equal(holder.thread, thread) != 0 {
             throw YDBError(.misuse, "this thread already holds the write transaction of connection \(holder.connection.debugDescription); a second one would wait for itself")
         }
+        turnstile.wait()
+        turnstile.signal()
         semaphore.wait()
         lock.withLock { holder = (thread, ObjectIdentifier(connection)) }
     }
 
     /// Takes the gate for engine work that is not a transaction (the
-    /// checkpointer), waiting at most `milliseconds`; false when it is busy.
+    /// checkpointer), waiting at most `milliseconds` (twice, at worst: for
+    /// the turnstile, then for the gate); false when it is busy. Writers
+    /// that arrive while it waits wait for it.
     func enter(waitingAtMost milliseconds: Int) -> Bool {
-        semaphore.wait(milliseconds: milliseconds)
+        guard turnstile.wait(milliseconds: milliseconds) else { return false }
+        defer { turnstile.signal() }
+        return semaphore.wait(milliseconds: milliseconds)
     }
+
+    /// Whether the checkpointer is waiting for the gate (writers that arrive
+    /// now wait for it).
+    var checkpointerIsWaiting: Bool { turnstile.value == 0 }
 
     /// Whether the calling thread began the open read-write transaction.
     var isHeldByCurrentThread: Bool {
