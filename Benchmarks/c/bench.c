@@ -6,12 +6,14 @@
 ** For `rows` rows in ONE group (the worst case for a sorted view):
 **   population  register a view over existing rows (C comparator; sort key)
 **               vs CREATE INDEX on the same rows in a plain table;
-**               peak memory while populating, per row
+**               peak memory while populating, per row (each form
+**               populates in a child process of its own, on a fresh heap)
 **   commits     one-row update / insert / delete commits with the view
 **               registered and a reader in a long-lived read transaction
 **               that catches up after every commit, vs the same statement
 **               in BEGIN/COMMIT on the indexed plain table; the WAL's
-**               largest size over the run
+**               largest size over the run. The three stores take turns,
+**               50 commits (or reads) at a time.
 **   reads       the first 50 rows of the group (ydb_view_read_rows), with
 **               the connection's row cache on (default) and off, vs
 **               SELECT ... ORDER BY rank LIMIT 50 on the indexed table
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,74 +166,58 @@ static void run_statement(sqlite3_stmt *statement, const char *key, int64_t rank
     sqlite3_reset(statement);
 }
 
-static void plain_run(const char *path, int rows, int commits, figures *out) {
-    sqlite3 *db;
+/* One store of the run: the plain table or a ydbview database with its view.
+** All three stay open: their commits and reads take turns (see take_turns). */
+typedef struct {
+    int engine, keyed;
+    figures out;
+    /* plain */
+    sqlite3 *plain;
     sqlite3_stmt *statements[3];   /* update, insert, delete: the engine's passes */
-    double *samples = malloc(sizeof(double) * (size_t)commits), start;
-    char key[32];
-    int i, pass;
-    if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
-    sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-            "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
-    sqlite3_prepare_v2(db, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &statements[0], NULL);
-    sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &statements[1], NULL);
-    sqlite3_prepare_v2(db, "DELETE FROM t WHERE key = ?1", -1, &statements[2], NULL);
-    sql(db, "BEGIN");
-    for (i = 0; i < rows; i++) {
-        snprintf(key, sizeof key, "k%d", i);
-        run_statement(statements[1], key, (int64_t)(next_random() >> 24));
-    }
-    sql(db, "COMMIT");
-    start = now();
-    sql(db, "CREATE INDEX t_order ON t (grp, rank)");
-    out->populate = now() - start;
-    for (pass = 0; pass < 3; pass++) {
-        for (i = 0; i < commits; i++) {
-            int64_t rank = (int64_t)(next_random() >> 24);
-            if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
-            else snprintf(key, sizeof key, "n%d", i);
-            start = now();
-            sql(db, "BEGIN");
-            run_statement(statements[pass], key, rank);
-            sql(db, "COMMIT");
-            samples[i] = now() - start;
-        }
-        *pass_figure(out, pass) = median(samples, commits);
-    }
-    {
-        sqlite3_stmt *top;
-        sqlite3_prepare_v2(db, "SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank LIMIT 50", -1, &top, NULL);
-        for (i = 0; i < commits; i++) {
-            start = now();
-            while (sqlite3_step(top) == SQLITE_ROW) {
-                (void)sqlite3_column_text(top, 0);
-                (void)sqlite3_column_blob(top, 1);
-            }
-            sqlite3_reset(top);
-            samples[i] = now() - start;
-        }
-        out->top50 = median(samples, commits);
-        sqlite3_finalize(top);
-    }
-    for (pass = 0; pass < 3; pass++) sqlite3_finalize(statements[pass]);
-    sqlite3_close(db);
-    free(samples);
-}
-
-/* --- ydbview --- */
-
-static void engine_run(const char *path, int rows, int commits, int keyed, figures *out) {
+    sqlite3_stmt *top;
+    /* engine */
     ydb_database *db;
     ydb_connection *writer, *reader;
+    ydb_txn *read;
+    char wal[600];
+} store;
+
+static void plain_open(store *s, const char *path, int rows) {
+    char key[32];
+    double start;
+    int i;
+    if (sqlite3_open(path, &s->plain) != SQLITE_OK) exit(1);
+    sql(s->plain, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                  "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
+    sqlite3_prepare_v2(s->plain, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &s->statements[0], NULL);
+    sqlite3_prepare_v2(s->plain, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &s->statements[1], NULL);
+    sqlite3_prepare_v2(s->plain, "DELETE FROM t WHERE key = ?1", -1, &s->statements[2], NULL);
+    sql(s->plain, "BEGIN");
+    for (i = 0; i < rows; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        run_statement(s->statements[1], key, (int64_t)(next_random() >> 24));
+    }
+    sql(s->plain, "COMMIT");
+    start = now();
+    sql(s->plain, "CREATE INDEX t_order ON t (grp, rank)");
+    s->out.populate = now() - start;
+    sqlite3_prepare_v2(s->plain, "SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank LIMIT 50", -1,
+                       &s->top, NULL);
+}
+
+/* Fills a ydbview database with `rows` rows and registers the view over
+** them, measuring the registration: run in a child process on a fresh
+** heap (see populate_apart). */
+static void engine_populate(const char *path, int rows, int keyed, figures *out) {
+    ydb_database *db;
+    ydb_connection *writer;
     ydb_txn *txn;
-    double *samples = malloc(sizeof(double) * (size_t)commits), start;
     char key[32], wal[600];
+    double start;
     long before;
-    int i, pass;
+    int i;
     MUST(ydb_database_open(path, &db));
     MUST(ydb_connection_open(db, &writer));
-    MUST(ydb_connection_open(db, &reader));
-    snprintf(wal, sizeof wal, "%s-wal", path);
     MUST(ydb_txn_begin_read_write(writer, &txn));
     for (i = 0; i < rows; i++) {
         int64_t rank = (int64_t)(next_random() >> 24);
@@ -246,45 +233,133 @@ static void engine_run(const char *path, int rows, int commits, int keyed, figur
     out->peak_per_row = (double)(memory_kib("VmHWM:") - before) * 1024.0 / rows;
     out->kept_per_row = (double)(memory_kib("VmRSS:") - before) * 1024.0 / rows;
     /* The registration's own transaction is in the log until a checkpoint
-    ** copies it: the first commits may still find it there. */
+    ** copies it. */
+    snprintf(wal, sizeof wal, "%s-wal", path);
     out->wal_after_register = file_size(wal);
-    MUST(ydb_connection_begin_long_lived_read(reader, NULL));
-    out->wal = 0;
-    for (pass = 0; pass < 3; pass++) {
-        for (i = 0; i < commits; i++) {
-            int64_t rank = (int64_t)(next_random() >> 24);
-            if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
-            else snprintf(key, sizeof key, "n%d", i);
-            start = now();
-            MUST(ydb_txn_begin_read_write(writer, &txn));
-            if (pass < 2) MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
-            else MUST(ydb_txn_remove_object(txn, "items", key));
-            MUST(ydb_txn_commit(txn));
-            samples[i] = now() - start;
-            MUST(ydb_connection_begin_long_lived_read(reader, NULL));
-            if (file_size(wal) > out->wal) out->wal = file_size(wal);
-        }
-        *pass_figure(out, pass) = median(samples, commits);
-    }
-    for (pass = 0; pass < 2; pass++) {
-        /* Pass 1 turns the row cache off: every read goes to SQLite. */
-        if (pass == 1) MUST(ydb_connection_set_row_cache_limit(writer, 0));
-        MUST(ydb_txn_begin_read(writer, &txn));
-        for (i = 0; i < commits; i++) {
-            void *buffer;
-            size_t size, count;
-            start = now();
-            MUST(ydb_view_read_rows(txn, "v", "all", 0, 50, 0, &buffer, &size, &count));
-            samples[i] = now() - start;
-            ydb_free(buffer);
-        }
-        MUST(ydb_txn_end(txn));
-        *(pass ? &out->top50_uncached : &out->top50) = median(samples, commits);
-    }
-    ydb_connection_close(reader);
     ydb_connection_close(writer);
     ydb_database_close(db);
-    free(samples);
+}
+
+/* Each form's population runs in a child process, before the parent opens
+** anything: both start on a fresh heap, so the memory figures count what
+** the registration allocates, not what an earlier store freed. (When the
+** sort-key store was populated after the comparator store had been closed
+** in the same process, its figure at 1M rows was 130-138 B/row; measured
+** this way, more.) The parent then opens the file, whose view it loads. */
+static void populate_apart(const char *path, int rows, int keyed, figures *out) {
+    int fds[2], status;
+    pid_t child;
+    if (pipe(fds) != 0 || (child = fork()) < 0) exit(1);
+    if (child == 0) {
+        figures measured = {0};
+        close(fds[0]);
+        engine_populate(path, rows, keyed, &measured);
+        _exit(write(fds[1], &measured, sizeof measured) == (ssize_t)sizeof measured ? 0 : 1);
+    }
+    close(fds[1]);
+    if (read(fds[0], out, sizeof *out) != (ssize_t)sizeof *out || waitpid(child, &status, 0) != child ||
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "the population of %s failed\n", path);
+        exit(1);
+    }
+    close(fds[0]);
+}
+
+/* Opens a database populate_apart made: registering loads the stored view. */
+static void engine_open(store *s, const char *path, int keyed) {
+    s->engine = 1;
+    s->keyed = keyed;
+    MUST(ydb_database_open(path, &s->db));
+    MUST(ydb_connection_open(s->db, &s->writer));
+    MUST(ydb_connection_open(s->db, &s->reader));
+    snprintf(s->wal, sizeof s->wal, "%s-wal", path);
+    register_view(s->db, keyed);
+    MUST(ydb_connection_begin_long_lived_read(s->reader, NULL));
+}
+
+/* One timed one-row commit of `pass` (0 update, 1 insert, 2 delete). The
+** engine's reader then catches up, untimed, as a screen would. */
+static double commit_once(store *s, int pass, const char *key, int64_t rank) {
+    double start = now(), took;
+    if (!s->engine) {
+        sql(s->plain, "BEGIN");
+        run_statement(s->statements[pass], key, rank);
+        sql(s->plain, "COMMIT");
+        return now() - start;
+    } else {
+        ydb_txn *txn;
+        MUST(ydb_txn_begin_read_write(s->writer, &txn));
+        if (pass < 2) MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
+        else MUST(ydb_txn_remove_object(txn, "items", key));
+        MUST(ydb_txn_commit(txn));
+        took = now() - start;
+        MUST(ydb_connection_begin_long_lived_read(s->reader, NULL));
+        if (file_size(s->wal) > s->out.wal) s->out.wal = file_size(s->wal);
+        return took;
+    }
+}
+
+/* Begins (cached >= 0: with the row cache on or off) or ends (-1) the read
+** transaction the engine's reads share, as a screen keeps one. */
+static void reading(store *s, int cached) {
+    if (!s->engine) return;
+    if (cached < 0) {
+        MUST(ydb_txn_end(s->read));
+        return;
+    }
+    MUST(ydb_connection_set_row_cache_limit(s->writer, cached ? 250 : 0));
+    MUST(ydb_txn_begin_read(s->writer, &s->read));
+}
+
+static double read_once(store *s) {
+    double start = now();
+    if (!s->engine) {
+        while (sqlite3_step(s->top) == SQLITE_ROW) {
+            (void)sqlite3_column_text(s->top, 0);
+            (void)sqlite3_column_blob(s->top, 1);
+        }
+        sqlite3_reset(s->top);
+    } else {
+        void *buffer;
+        size_t size, count;
+        MUST(ydb_view_read_rows(s->read, "v", "all", 0, 50, 0, &buffer, &size, &count));
+        ydb_free(buffer);
+    }
+    return now() - start;
+}
+
+static void store_close(store *s) {
+    int pass;
+    if (!s->engine) {
+        for (pass = 0; pass < 3; pass++) sqlite3_finalize(s->statements[pass]);
+        sqlite3_finalize(s->top);
+        sqlite3_close(s->plain);
+    } else {
+        ydb_connection_close(s->reader);
+        ydb_connection_close(s->writer);
+        ydb_database_close(s->db);
+    }
+}
+
+/* Operations a store makes in a row before the next store's turn. */
+#define BLOCK 50
+
+/* The stores take turns, BLOCK operations at a time and in a rotating
+** order: each loop runs warm, as when each store ran its whole loop alone,
+** but every figure and its baseline see the same stretch of a shared
+** machine (run one after the other, the baselines moved by a third between
+** runs). `op` -1 reads; 0-2 commit pass `op` with keys[i] and ranks[i]. */
+static void take_turns(store *stores, int count, int commits, int op, char (*keys)[32], const int64_t *ranks,
+                       double **samples) {
+    int start, turn, i;
+    for (start = 0; start < commits; start += BLOCK) {
+        for (turn = 0; turn < count; turn++) {
+            int which = (start / BLOCK + turn) % count;
+            for (i = start; i < start + BLOCK && i < commits; i++)
+                samples[which][i] = op < 0 ? read_once(&stores[which])
+                                           : commit_once(&stores[which], op, keys[i], ranks[i]);
+        }
+    }
 }
 
 static void remove_files(const char *path) {
@@ -299,24 +374,62 @@ static void remove_files(const char *path) {
 int main(int argc, char **argv) {
     int rows = argc > 1 ? atoi(argv[1]) : 100000;
     int commits = argc > 2 ? atoi(argv[2]) : 2000;
-    char directory[] = "/tmp/ydbview-c-bench-XXXXXX", path[512];
-    figures plain = {0}, compared = {0}, keyed = {0};
-    int form;
+    char directory[] = "/tmp/ydbview-c-bench-XXXXXX", paths[3][512];
+    char (*keys)[32];
+    int64_t *ranks;
+    double *samples[3];
+    store stores[3];
+    figures plain, compared, keyed;
+    int which, pass, i;
     if (rows < 100 || commits < 1 || !mkdtemp(directory)) {
         fprintf(stderr, "usage: %s [rows >= 100] [commits >= 1]\n", argv[0]);
         return 2;
     }
-    snprintf(path, sizeof path, "%s/plain.sqlite", directory);
+    memset(stores, 0, sizeof stores);
+    keys = malloc(sizeof *keys * (size_t)commits);
+    ranks = malloc(sizeof *ranks * (size_t)commits);
+    for (which = 0; which < 3; which++) samples[which] = malloc(sizeof(double) * (size_t)commits);
+    snprintf(paths[0], sizeof paths[0], "%s/plain.sqlite", directory);
+    snprintf(paths[1], sizeof paths[1], "%s/compared.sqlite", directory);
+    snprintf(paths[2], sizeof paths[2], "%s/keyed.sqlite", directory);
+    fprintf(stderr, "ydbview, C comparator, %d rows\n", rows);
+    populate_apart(paths[1], rows, 0, &stores[1].out);
+    fprintf(stderr, "ydbview, sort keys, %d rows\n", rows);
+    populate_apart(paths[2], rows, 1, &stores[2].out);
     fprintf(stderr, "plain SQLite, %d rows\n", rows);
-    plain_run(path, rows, commits, &plain);
-    remove_files(path);
-    for (form = 0; form < 2; form++) {
-        snprintf(path, sizeof path, "%s/%s.sqlite", directory, form ? "keyed" : "compared");
-        fprintf(stderr, "ydbview, %s, %d rows\n", form ? "sort keys" : "C comparator", rows);
-        engine_run(path, rows, commits, form, form ? &keyed : &compared);
-        remove_files(path);
+    plain_open(&stores[0], paths[0], rows);
+    engine_open(&stores[1], paths[1], 0);
+    engine_open(&stores[2], paths[2], 1);
+    fprintf(stderr, "commits and reads, the three stores taking turns\n");
+    for (pass = 0; pass < 3; pass++) {
+        for (i = 0; i < commits; i++) {
+            ranks[i] = (int64_t)(next_random() >> 24);
+            if (pass == 0) snprintf(keys[i], sizeof keys[i], "k%d", (int)(next_random() % (uint64_t)rows));
+            else snprintf(keys[i], sizeof keys[i], "n%d", i);   /* pass 2 deletes pass 1's rows */
+        }
+        take_turns(stores, 3, commits, pass, keys, ranks, samples);
+        for (which = 0; which < 3; which++) *pass_figure(&stores[which].out, pass) = median(samples[which], commits);
+    }
+    for (pass = 0; pass < 2; pass++) {
+        /* Pass 1 turns the row cache off: every read goes to SQLite. */
+        for (which = 0; which < 3; which++) reading(&stores[which], !pass);
+        take_turns(stores, 3, commits, -1, keys, ranks, samples);
+        for (which = 0; which < 3; which++) {
+            reading(&stores[which], -1);
+            *(pass ? &stores[which].out.top50_uncached : &stores[which].out.top50) = median(samples[which], commits);
+        }
+    }
+    for (which = 0; which < 3; which++) {
+        store_close(&stores[which]);
+        remove_files(paths[which]);
+        free(samples[which]);
     }
     rmdir(directory);
+    free(keys);
+    free(ranks);
+    plain = stores[0].out;
+    compared = stores[1].out;
+    keyed = stores[2].out;
     printf("### C: %d rows in one group, %d commits per figure (medians)\n\n", rows, commits);
     printf("| | plain SQLite | C comparator | ratio | sort key | ratio |\n|---|---|---|---|---|---|\n");
     printf("| populate (CREATE INDEX / register) | %.1f ms | %.1f ms | %.2fx | %.1f ms | %.2fx |\n",

@@ -11,6 +11,8 @@ For `rows` rows (default 100,000) in one group, sorted by a rank:
   * one-row insert and update commits (medians), against sqlite3;
   * reading the top 50 rows of the group, with the connection's row cache
     on (default) and off, against ``LIMIT 50``.
+The commits and reads of the three stores take turns, 50 at a time, so
+each figure and its baseline are measured over the same stretch of time.
 Prints a Markdown table; the ratios are what count.
 """
 
@@ -24,7 +26,7 @@ import struct
 import sys
 import tempfile
 import time
-from typing import Any, Callable, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import ydbview
 
@@ -64,82 +66,112 @@ def median_of(samples: List[float]) -> float:
     return statistics.median(samples)
 
 
-def engine(directory: str, name: str, sorting: Any, key: Any, values: List[int]) -> dict:
-    figures = {}
-    with ydbview.Database(os.path.join(directory, name + ".sqlite")) as db:
-        db.register_view("v", one_group, sorting, key=key)
-        conn = db.new_connection()
+class Plain:
+    """The baseline: sqlite3, one table with an index that orders the group."""
 
-        def load() -> None:
-            with conn.read_write() as t:
-                for i, rank in enumerate(values):
-                    t.set("items", f"k{i}", RANK.pack(rank))
+    def __init__(self, directory: str) -> None:
+        self.db = sqlite3.connect(os.path.join(directory, "plain.sqlite"), isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID")
+        self.db.execute("CREATE INDEX t_order ON t (grp, rank, key)")
 
-        figures["load"] = timed(load)
-        rng = random.Random(5)
-        inserts, updates = [], []
-        for i in range(COMMITS):
-            start = time.perf_counter()
-            with conn.read_write() as t:
-                t.set("items", f"n{i}", RANK.pack(rng.getrandbits(40)))
-            inserts.append(time.perf_counter() - start)
-            key = f"k{rng.randrange(ROWS)}"
-            start = time.perf_counter()
-            with conn.read_write() as t:
-                t.set("items", key, RANK.pack(rng.getrandbits(40)))
-            updates.append(time.perf_counter() - start)
-        for name, limit in (("top50", 250), ("top50_uncached", 0)):
-            conn.row_cache_limit = limit
-            reads = []
-            with conn.read() as t:
-                view = t.view("v")
-                for _ in range(COMMITS):
-                    start = time.perf_counter()
-                    view.rows("all", 0, 50)
-                    reads.append(time.perf_counter() - start)
-            figures[name] = median_of(reads)
-        figures.update(insert=median_of(inserts), update=median_of(updates))
-    return figures
+    def load(self, values: List[int]) -> None:
+        self.db.execute("BEGIN")
+        self.db.executemany("INSERT INTO t VALUES (?, 'all', ?, ?)",
+                            ((f"k{i}", rank, RANK.pack(rank)) for i, rank in enumerate(values)))
+        self.db.execute("COMMIT")
+
+    def insert(self, key: str, rank: int) -> None:
+        self.db.execute("BEGIN")
+        self.db.execute("INSERT INTO t VALUES (?, 'all', ?, ?)", (key, rank, RANK.pack(rank)))
+        self.db.execute("COMMIT")
+
+    def update(self, key: str, rank: int) -> None:
+        self.db.execute("BEGIN")
+        self.db.execute("UPDATE t SET rank = ?, object = ? WHERE key = ?", (rank, RANK.pack(rank), key))
+        self.db.execute("COMMIT")
+
+    def reading(self, on: bool, cached: bool = True) -> None:
+        pass  # sqlite3 has one way to read
+
+    def top50(self) -> None:
+        self.db.execute("SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank, key LIMIT 50").fetchall()
+
+    def close(self) -> None:
+        self.db.close()
 
 
-def plain(directory: str, values: List[int]) -> dict:
-    figures = {}
-    db = sqlite3.connect(os.path.join(directory, "plain.sqlite"), isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID")
-    db.execute("CREATE INDEX t_order ON t (grp, rank, key)")
+class Engine:
+    """ydbview with one view: a Python comparator or a Python key function."""
 
-    def load() -> None:
-        db.execute("BEGIN")
-        db.executemany("INSERT INTO t VALUES (?, 'all', ?, ?)",
-                       ((f"k{i}", rank, RANK.pack(rank)) for i, rank in enumerate(values)))
-        db.execute("COMMIT")
+    def __init__(self, directory: str, name: str, sorting: Any, key: Any) -> None:
+        self.db = ydbview.Database(os.path.join(directory, name + ".sqlite"))
+        self.db.register_view("v", one_group, sorting, key=key)
+        self.conn = self.db.new_connection()
 
-    figures["load"] = timed(load)
+    def load(self, values: List[int]) -> None:
+        with self.conn.read_write() as t:
+            for i, rank in enumerate(values):
+                t.set("items", f"k{i}", RANK.pack(rank))
+
+    def insert(self, key: str, rank: int) -> None:
+        with self.conn.read_write() as t:
+            t.set("items", key, RANK.pack(rank))
+
+    update = insert
+
+    def reading(self, on: bool, cached: bool = True) -> None:
+        """Begins (or ends) the read transaction the reads share, as a screen
+        keeps one, with the row cache on or off."""
+        if on:
+            self.conn.row_cache_limit = 250 if cached else 0
+            self.read = self.conn.read()
+            self.view = self.read.view("v")
+        else:
+            self.read.end()
+
+    def top50(self) -> None:
+        self.view.rows("all", 0, 50)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+#: Commits or reads a store makes in a row before the next store's turn.
+BLOCK = 50
+
+
+def interleaved(stores: Dict[str, Any]) -> Dict[str, Dict[str, float]]:
+    """Medians of one-row commits and top-50 reads. The stores take turns,
+    `BLOCK` operations at a time, in a rotating order: each loop runs warm,
+    as when each store ran all of its loop alone, but a figure and its
+    baseline now see the same stretch of a shared machine (run alone, one
+    after the other, the baseline moved by half between runs)."""
+    names = list(stores)
+    samples: Dict[str, Dict[str, List[float]]] = {name: {} for name in names}
+
+    def take(steps: List[Tuple[str, Callable[[Any, int], None]]]) -> None:
+        for start in range(0, COMMITS, BLOCK):
+            turn = (start // BLOCK) % len(names)
+            for name in names[turn:] + names[:turn]:
+                store = stores[name]
+                for i in range(start, min(start + BLOCK, COMMITS)):
+                    for figure, step in steps:
+                        samples[name].setdefault(figure, []).append(timed(lambda: step(store, i)))
+
     rng = random.Random(5)
-    inserts, updates, reads = [], [], []
-    for i in range(COMMITS):
-        rank = rng.getrandbits(40)
-        start = time.perf_counter()
-        db.execute("BEGIN")
-        db.execute("INSERT INTO t VALUES (?, 'all', ?, ?)", (f"n{i}", rank, RANK.pack(rank)))
-        db.execute("COMMIT")
-        inserts.append(time.perf_counter() - start)
-        key, rank = f"k{rng.randrange(ROWS)}", rng.getrandbits(40)
-        start = time.perf_counter()
-        db.execute("BEGIN")
-        db.execute("UPDATE t SET rank = ?, object = ? WHERE key = ?", (rank, RANK.pack(rank), key))
-        db.execute("COMMIT")
-        updates.append(time.perf_counter() - start)
-    for _ in range(COMMITS):
-        start = time.perf_counter()
-        db.execute("SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank, key LIMIT 50").fetchall()
-        reads.append(time.perf_counter() - start)
-    db.close()
-    figures.update(insert=median_of(inserts), update=median_of(updates), top50=median_of(reads))
-    figures["top50_uncached"] = figures["top50"]  # sqlite3 has one way to read
-    return figures
+    ops = [(f"n{i}", rng.getrandbits(40), f"k{rng.randrange(ROWS)}", rng.getrandbits(40)) for i in range(COMMITS)]
+    take([("insert", lambda store, i: store.insert(ops[i][0], ops[i][1])),
+          ("update", lambda store, i: store.update(ops[i][2], ops[i][3]))])
+    for figure, cached in (("top50", True), ("top50_uncached", False)):
+        for store in stores.values():
+            store.reading(True, cached)
+        take([(figure, lambda store, i: store.top50())])
+        for store in stores.values():
+            store.reading(False)
+    return {name: {figure: median_of(values) for figure, values in taken.items()}
+            for name, taken in samples.items()}
 
 
 def sorted_list(values: List[int]) -> float:
@@ -155,10 +187,16 @@ def main() -> None:
     values = ranks(1)
     with tempfile.TemporaryDirectory(prefix="ydbview-py-bench-") as directory:
         print(f"rows {ROWS}, commits {COMMITS}", file=sys.stderr)
-        base = plain(directory, values)
-        keyed = engine(directory, "keyed", None, rank_key, values)
-        compared = engine(directory, "compared", by_rank, None, values)
+        stores = {"base": Plain(directory), "keyed": Engine(directory, "keyed", None, rank_key),
+                  "compared": Engine(directory, "compared", by_rank, None)}
+        loads = {name: timed(lambda: store.load(values)) for name, store in stores.items()}
         sorted_load = sorted_list(values)
+        figures = interleaved(stores)
+        for store in stores.values():
+            store.close()
+    base, keyed, compared = figures["base"], figures["keyed"], figures["compared"]
+    for name, load in loads.items():
+        figures[name]["load"] = load
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.1f} ms"
