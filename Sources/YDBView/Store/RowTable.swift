@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Every statement over `ydb_rows`, the row table (its schema and triggers
 /// are in `Schema`). `RowReader` holds the reads: what the store's
 /// transactions answer with, and all that view maintenance may see of the
@@ -191,6 +193,10 @@ struct RowTable {
     let handle: SQLiteHandle
     var reader: RowReader { RowReader(handle: handle) }
 
+    /// SQLITE_CONSTRAINT_PRIMARYKEY (a macro Swift does not import): the
+    /// row id is taken.
+    private static let rowidTaken = SQLITE_CONSTRAINT | (6 << 8)
+
     /// Inserts a row with the row id after `largest`, the largest ever used
     /// (ids are never reused, `Schema.migrateToVersion4`), and returns it.
     /// When another program inserted rows meanwhile and took that id, the
@@ -207,7 +213,7 @@ struct RowTable {
         do {
             try insert.run()
             return largest + 1
-        } catch {
+        } catch let error as YDBError where error.sqliteCode == Self.rowidTaken {
             let taken = try reader.largestRowid()
             guard taken > largest else { throw error }
             insert.bind(5, taken + 1)
