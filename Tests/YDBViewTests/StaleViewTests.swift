@@ -3,15 +3,7 @@ import XCTest
 @testable import YDBView
 
 /// A persistent view that missed row changes repopulates at registration.
-final class StaleViewTests: XCTestCase {
-    var directory: URL!
-    var path: String { directory.appendingPathComponent("db.sqlite").path }
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-stale-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+final class StaleViewTests: FileDatabaseTestCase {
 
     func write(_ keys: [String], rank: Int = 1) throws {
         let database = try Database(path: path)

@@ -141,15 +141,7 @@ final class CodableStoreTests: XCTestCase {
 
 /// Row ids are never reused, though the library hands them out itself
 /// (`Schema.migrateToVersion4`): views and changesets name rows by id.
-final class RowIdTests: XCTestCase {
-    var directory: URL!
-    var path: String { directory.appendingPathComponent("db.sqlite").path }
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-rowids-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+final class RowIdTests: FileDatabaseTestCase {
 
     func set(_ keys: [String], on connection: Connection) throws {
         try connection.readWrite { t in
