@@ -185,6 +185,26 @@ final class RowIdTests: FileDatabaseTestCase {
         database.close()
     }
 
+    func testRemovingOneRowThenReopeningKeepsItsIdUnused() throws {
+        var database = try Database(path: path)
+        try set(["a", "b"], on: database.newConnection())
+        let connection = try database.newConnection()
+        let b = try XCTUnwrap(rowid("b", connection))
+        // Removed, then set again and removed in one transaction: still a removal.
+        try connection.readWrite { t in
+            try t.removeObject(forKey: "b", inCollection: "c")
+            try t.setObject([2], forKey: "b", inCollection: "c", metadata: nil)
+            try t.removeObject(forKey: "b", inCollection: "c")
+        }
+        connection.close()
+        database.close()
+        database = try Database(path: path)
+        defer { database.close() }
+        let reopened = try database.newConnection()
+        try set(["c"], on: reopened)
+        XCTAssertGreaterThan(try XCTUnwrap(rowid("c", reopened)), b + 1)
+    }
+
     func testARowAnotherProgramInsertedMeanwhileKeepsItsId() throws {
         let database = try Database(path: path)
         defer { database.close() }

@@ -41,7 +41,7 @@ public final class CommitNotification: @unchecked Sendable {
     let changedRowids: [Int64]
 
     init(snapshot: UInt64, changedRows: [RowKey: RowChangeKind], removedCollections: Set<Name>,
-         removedAll: Bool, viewLogs: [Name: ViewCommitLog], changedRowids: [Int64] = []) {
+         removedAll: Bool, viewLogs: [Name: ViewCommitLog], changedRowids: [Int64]) {
         self.snapshot = snapshot
         self.changedRows = changedRows
         self.changedRowids = changedRowids

@@ -20,8 +20,6 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     private var recordedRowids: [Int64] = []
     private var removedCollections: Set<Name> = []
     private var removedAll = false
-    /// Whether it deleted rows: its commit then stores the largest row id.
-    private var deletedRows = false
     private var changed = false
     private var failure: YDBError?
     private let startSnapshot: UInt64
@@ -111,7 +109,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try Schema.writeSnapshot(handle, snapshot)
             // Deleting the rows with the largest ids lowers the table's
             // largest id; the stored one keeps them from being reused.
-            if deletedRows { try Schema.writeLargestRowid(handle, database.largestRowid) }
+            if deletesRows { try Schema.writeLargestRowid(handle, database.largestRowid) }
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs, changedRowids: recordedRowids)
@@ -192,6 +190,13 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// handle of its own tables, and this transaction only to lend callbacks
     /// a read-only handle of it.
     var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle, transaction: self) }
+
+    /// Whether it deleted rows (its commit then stores the largest row id):
+    /// a removal stays in `changedRows` even when the key is set again, and
+    /// emptying a collection or everything is recorded apart.
+    private var deletesRows: Bool {
+        removedAll || !removedCollections.isEmpty || changedRows.values.contains { $0.contains(.removed) }
+    }
 
     private func record(_ kind: RowChangeKind, _ rowKey: RowKey, _ rowid: Int64) {
         changed = true
@@ -289,7 +294,6 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             for key in keys {
                 guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
                 try table.delete(rowid)
-                deletedRows = true
                 let rowKey = RowKey(collection: collection, key: key)
                 record(.removed, rowKey, rowid)
                 removed.append((rowid, rowKey))
@@ -306,7 +310,6 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             let removed = try table.deleteAll(inCollection: collection)
             guard !removed.isEmpty else { return }
             changed = true
-            deletedRows = true
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
             for (rowid, _) in removed { changedRowids?[rowid, default: []].formUnion(.removed) }
@@ -320,7 +323,6 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             let removed = try table.deleteAll()
             guard !removed.isEmpty else { return }
             changed = true
-            deletedRows = true
             removedAll = true
             changedRows.removeAll()
             removedCollections.removeAll()
