@@ -169,7 +169,7 @@ static void run_statement(sqlite3_stmt *statement, const char *key, int64_t rank
 /* One store of the run: the plain table or a ydbview database with its view.
 ** All three stay open: their commits and reads take turns (see take_turns). */
 typedef struct {
-    int engine, keyed;
+    int engine;
     figures out;
     /* plain */
     sqlite3 *plain;
@@ -268,7 +268,6 @@ static void populate_apart(const char *path, int rows, int keyed, figures *out) 
 /* Opens a database populate_apart made: registering loads the stored view. */
 static void engine_open(store *s, const char *path, int keyed) {
     s->engine = 1;
-    s->keyed = keyed;
     MUST(ydb_database_open(path, &s->db));
     MUST(ydb_connection_open(s->db, &s->writer));
     MUST(ydb_connection_open(s->db, &s->reader));
