@@ -2,7 +2,7 @@ import XCTest
 @testable import YDBView
 
 /// A view log's compact storage must read as the plain collections it
-/// replaces: `RowKeys` (scanned rows in a sorted array, others in a
+/// replaces: `RowKeys` (scanned rows packed in rowid order, others in a
 /// dictionary) as one dictionary, `ViewLogEntries` (populations as runs of
 /// rowids) as one array of entries.
 final class ViewLogStorageTests: XCTestCase {
