@@ -50,24 +50,44 @@ final class SortKeyTests: XCTestCase {
         }
     }
 
-    /// A population sorts keys by their 8-byte prefix first: where two
-    /// prefixes differ, they must order the keys as the full comparison
-    /// does (short keys, zero bytes and keys that are prefixes of others
-    /// included).
-    func testPrefixesOrderKeysAsTheirBytesDo() {
+    /// A key of up to 24 bytes is stored in the value, a longer one in an
+    /// array; however it was built, it must compare, hash and read back as
+    /// its bytes do (zero bytes, keys that are prefixes of others and keys
+    /// on both sides of the limit included).
+    func testKeysCompareAsTheirBytesWhereverTheyAreStored() {
         var rng = SeededGenerator(seed: 7)
-        let keys = (0 ..< 400).map { _ in
-            SortKey(bytes: (0 ..< Int.random(in: 0 ... 11, using: &rng)).map { _ in
-                [0, 1, 0x7f, 0x80, 0xff].randomElement(using: &rng)!
-            })
+        let byteStrings = (0 ..< 300).map { _ in
+            (0 ..< Int.random(in: 0 ... 40, using: &rng)).map { _ in [0, 1, 0x7f, 0x80, 0xff].randomElement(using: &rng)! as UInt8 }
         }
-        for a in keys {
-            for b in keys.prefix(60) where a.prefix != b.prefix {
-                XCTAssertEqual(a.prefix < b.prefix, SortKey.compare(a.bytes, b.bytes) < 0, "\(a) vs \(b)")
+        func built(_ bytes: [UInt8], _ route: Int) -> SortKey {
+            switch route {
+            case 0: return SortKey(bytes: bytes)
+            case 1: return bytes.withUnsafeBytes { SortKey(copying: $0) }
+            default:   // appended in pieces, crossing the limit in the middle of one
+                var key = SortKey()
+                var rest = bytes[...]
+                while !rest.isEmpty {
+                    let piece = rest.prefix(Int.random(in: 1 ... 9, using: &rng))
+                    key.append(raw: Array(piece))
+                    rest = rest.dropFirst(piece.count)
+                }
+                return key
             }
         }
-        XCTAssertEqual(SortKey(bytes: [1, 2]).prefix, 0x0102_0000_0000_0000)
-        XCTAssertEqual(SortKey(bytes: Array(1 ... 9)).prefix, 0x0102_0304_0506_0708)
+        let keys = byteStrings.enumerated().map { built($0.element, $0.offset % 3) }
+        for (a, bytesA) in zip(keys, byteStrings) {
+            XCTAssertEqual(a.bytes, bytesA)
+            XCTAssertEqual(a.count, bytesA.count)
+            for (b, bytesB) in zip(keys, byteStrings).prefix(80) {
+                let expected = bytesA == bytesB ? 0 : bytesA.lexicographicallyPrecedes(bytesB) ? -1 : 1
+                XCTAssertEqual(SortKey.compare(a, b).signum(), expected, "\(a) vs \(b)")
+                XCTAssertEqual(a == b, bytesA == bytesB, "\(a) vs \(b)")
+                if a == b { XCTAssertEqual(a.hashValue, b.hashValue) }
+            }
+        }
+        // What a view keeps per key: 32 bytes, none of them a reference for
+        // a short key.
+        XCTAssertEqual(MemoryLayout<SortKey>.stride, 32)
     }
 
     /// A comparison inside a transaction that rolls back caches the row as

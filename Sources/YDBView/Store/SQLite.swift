@@ -186,12 +186,13 @@ struct Statement {
     /// nil binds NULL; an empty array binds an empty (non-NULL) blob.
     func bind(_ index: Int32, _ value: [UInt8]?) {
         guard let value else { checked(sqlite3_bind_null(raw, index), index); return }
-        if value.isEmpty { checked(sqlite3_bind_zeroblob(raw, index, 0), index); return }
-        guard fits(value.count, index) else { return }
-        value.withUnsafeBytes { buffer in
-            checked(sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transient),
-                    index)
-        }
+        value.withUnsafeBytes { bind(index, bytes: $0) }
+    }
+    /// A blob (empty, not NULL, when `buffer` is empty).
+    func bind(_ index: Int32, bytes buffer: UnsafeRawBufferPointer) {
+        if buffer.isEmpty { checked(sqlite3_bind_zeroblob(raw, index, 0), index); return }
+        guard fits(buffer.count, index) else { return }
+        checked(sqlite3_bind_blob64(raw, index, buffer.baseAddress, sqlite3_uint64(buffer.count), transient), index)
     }
 
     /// Refuses a value longer than the handle's limit with its size and the
@@ -245,5 +246,12 @@ struct Statement {
         let count = Int(sqlite3_column_bytes(raw, column))
         guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+    /// The column's blob, valid only during `body`; nil for SQL NULL.
+    func withBlob<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        if isNull(column) { return try body(nil) }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }

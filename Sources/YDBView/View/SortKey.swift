@@ -28,12 +28,96 @@ import Musl
 /// key.append(title)                      // then by title
 /// ```
 public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public private(set) var bytes: [UInt8]
+    /// Up to `Inline.capacity` bytes are kept in the value itself, longer
+    /// keys in an array. Most keys are short (a number or two, a short
+    /// text), and a view keeps one per row: inline, such a key costs no
+    /// allocation, no reference counting when a tree leaf holding it is
+    /// copied, and 32 bytes where an array cost 8 plus a 48–64-byte block.
+    /// A key is inline exactly when it fits, so equal bytes are equal
+    /// storage.
+    private var storage: Storage
 
-    public init() { bytes = [] }
+    private enum Storage {
+        case inline(Inline)
+        case array([UInt8])
+    }
+
+    /// Bytes in memory order, the unused ones zero (so whole words compare
+    /// as the bytes do, see `compare`).
+    private struct Inline {
+        static let capacity = 24
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count: UInt8 = 0
+    }
+
+    public init() { storage = .inline(Inline()) }
 
     /// Raw bytes, compared as they are.
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(bytes: [UInt8]) {
+        self.init()
+        if bytes.count <= Inline.capacity {
+            bytes.withUnsafeBytes { append(contentsOf: $0) }
+        } else {
+            storage = .array(bytes)
+        }
+    }
+
+    /// Raw bytes, compared as they are: a key read back from storage.
+    init(copying buffer: UnsafeRawBufferPointer) {
+        self.init()
+        append(contentsOf: buffer)
+    }
+
+    /// The key's bytes.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    var count: Int {
+        switch storage {
+        case .inline(let inline): return Int(inline.count)
+        case .array(let array): return array.count
+        }
+    }
+
+    /// Calls `body` with the key's bytes, without copying them.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .inline(var inline):
+            let count = Int(inline.count)
+            return try Swift.withUnsafeBytes(of: &inline.words) { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        case .array(let array):
+            return try array.withUnsafeBytes(body)
+        }
+    }
+
+    /// Appends bytes as they are; the one place the storage grows.
+    private mutating func append(contentsOf buffer: UnsafeRawBufferPointer) {
+        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
+        switch storage {
+        case .inline(var inline):
+            let count = Int(inline.count)
+            if count + buffer.count <= Inline.capacity {
+                Swift.withUnsafeMutableBytes(of: &inline.words) {
+                    $0.baseAddress!.advanced(by: count).copyMemory(from: source, byteCount: buffer.count)
+                }
+                inline.count += UInt8(buffer.count)
+                storage = .inline(inline)
+            } else {
+                var array = [UInt8]()
+                array.reserveCapacity(count + buffer.count + 16)
+                Swift.withUnsafeBytes(of: &inline.words) { array.append(contentsOf: $0[..<count]) }
+                array.append(contentsOf: buffer)
+                storage = .array(array)
+            }
+        case .array(var array):
+            storage = .inline(Inline())   // the array's only reference is `array`: appended in place
+            array.append(contentsOf: buffer)
+            storage = .array(array)
+        }
+    }
+
+    private mutating func append(byte: UInt8) {
+        Swift.withUnsafeBytes(of: byte) { append(contentsOf: $0) }
+    }
 
     /// An integer: 8 bytes, big-endian, sign bit flipped (so negative
     /// numbers come first).
@@ -64,13 +148,13 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Bytes as they are, with no end marker: for a key built elsewhere in
     /// an order-preserving form, or as the last part of a tuple.
     public mutating func append(raw value: [UInt8]) {
-        bytes.append(contentsOf: value)
+        value.withUnsafeBytes { append(contentsOf: $0) }
     }
 
     /// Big-endian, in one append instead of eight.
     private mutating func append(fixed value: UInt64, _ descending: Bool) {
         let encoded = (descending ? ~value : value).bigEndian
-        withUnsafeBytes(of: encoded) { bytes.append(contentsOf: $0) }
+        Swift.withUnsafeBytes(of: encoded) { append(contentsOf: $0) }
     }
 
     /// 0x00 becomes 0x00 0xFF and the value ends with 0x00 0x01: byte order
@@ -81,50 +165,53 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     private mutating func append<Bytes: Collection<UInt8>>(escaping value: Bytes, _ descending: Bool) {
         let mask: UInt8 = descending ? 0xFF : 0
         // Ascending text with no zero byte (all text from C, most text) is
-        // copied in one append, after one growth to the size needed.
+        // copied in one append.
         let copied = value.withContiguousStorageIfAvailable { buffer -> Bool in
             guard !descending, !buffer.contains(0) else { return false }
-            bytes.reserveCapacity(bytes.count + buffer.count + 2)
-            bytes.append(contentsOf: buffer)
+            append(contentsOf: UnsafeRawBufferPointer(buffer))
             return true
         }
         if copied != true {
-            bytes.reserveCapacity(bytes.count + value.count + 2)
+            var escaped: [UInt8] = []
+            escaped.reserveCapacity(value.count + 2)
             for byte in value {
-                bytes.append(byte ^ mask)
-                if byte == 0 { bytes.append(0xFF ^ mask) }
+                escaped.append(byte ^ mask)
+                if byte == 0 { escaped.append(0xFF ^ mask) }
             }
+            escaped.withUnsafeBytes { append(contentsOf: $0) }
         }
-        bytes.append(0x00 ^ mask)
-        bytes.append(0x01 ^ mask)
+        append(byte: 0x00 ^ mask)
+        append(byte: 0x01 ^ mask)
     }
 
-    public static func < (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs.bytes, rhs.bytes) < 0 }
+    public static func < (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs, rhs) < 0 }
 
-    /// The first 8 bytes as a big-endian integer, zeros past the end. Two
-    /// keys whose prefixes differ compare as their prefixes do (a shorter
-    /// key that runs out first is also the smaller); equal prefixes need
-    /// `compare`.
-    var prefix: UInt64 {
-        bytes.withUnsafeBufferPointer { buffer in
-            var value: UInt64 = 0
-            for index in 0 ..< 8 { value = value << 8 | UInt64(index < buffer.count ? buffer[index] : 0) }
-            return value
-        }
+    public static func == (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs, rhs) == 0 }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
-    /// memcmp order: negative, zero or positive.
-    static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
-        lhs.withUnsafeBufferPointer { a in
-            rhs.withUnsafeBufferPointer { b in
-                let common = min(a.count, b.count)
-                if common > 0, let x = a.baseAddress, let y = b.baseAddress {
-                    let order = memcmp(x, y, common)
-                    if order != 0 { return Int(order) }
-                }
-                return a.count - b.count
-            }
+    /// memcmp order: negative, zero or positive. Two inline keys compare a
+    /// word at a time: their unused bytes are zero, so words that differ
+    /// differ where the bytes do, and equal words leave the shorter key first.
+    static func compare(_ lhs: SortKey, _ rhs: SortKey) -> Int {
+        if case .inline(let a) = lhs.storage, case .inline(let b) = rhs.storage {
+            if a.words.0 != b.words.0 { return UInt64(bigEndian: a.words.0) < UInt64(bigEndian: b.words.0) ? -1 : 1 }
+            if a.words.1 != b.words.1 { return UInt64(bigEndian: a.words.1) < UInt64(bigEndian: b.words.1) ? -1 : 1 }
+            if a.words.2 != b.words.2 { return UInt64(bigEndian: a.words.2) < UInt64(bigEndian: b.words.2) ? -1 : 1 }
+            return Int(a.count) - Int(b.count)
         }
+        return lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in compare(a, b) } }
+    }
+
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+            let order = memcmp(x, y, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 
     public var description: String {

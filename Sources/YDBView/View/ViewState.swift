@@ -110,10 +110,10 @@ struct ViewState: ViewContents {
     /// trees) and every row's place, sorted by rowid, with the ids its
     /// places use: a population or a stored view read back.
     init(groups members: [(GroupName, GroupTree)], keys: [(GroupName, KeyTree)],
-         places sorted: some Sequence<(Int64, StoredPlace)>, groupIDs ids: GroupIDs) {
+         places: CountedTree<Int64, StoredPlace>, groupIDs ids: GroupIDs) {
         for (name, tree) in members { groups.insert(name, tree) }
         for (name, tree) in keys { groupKeys.insert(name, tree) }
-        places = CountedTree(sorted: sorted)
+        self.places = places
         groupIDs = ids
     }
 

@@ -85,7 +85,7 @@ enum ViewStorage {
         var allKeyed = true
         while try select.step() {
             let rowid = select.int64(0), group = select.string(1), label = select.int64(2)
-            let key = select.blob(3).map { SortKey(bytes: $0) }
+            let key = select.sortKey(3)
             if key == nil { allKeyed = false }
             let groupID = ids.id(for: group)
             if Int(groupID) == members.count { members.append([]) }
@@ -102,7 +102,7 @@ enum ViewStorage {
                 keyTrees.append((name, KeyTree(sorted: sorted.lazy.map { ($0.label, $0.key!) })))
             }
         }
-        let state = ViewState(groups: trees, keys: keyTrees, places: places, groupIDs: ids)
+        let state = ViewState(groups: trees, keys: keyTrees, places: CountedTree(sorted: places), groupIDs: ids)
         return (state, allKeyed)
     }
 
@@ -114,7 +114,7 @@ enum ViewStorage {
         insert.bind(2, rowid)
         insert.bind(3, group)
         insert.bind(4, label)
-        insert.bind(5, sortKey?.bytes)
+        insert.bind(5, sortKey)
         try insert.run()
     }
 
@@ -157,7 +157,7 @@ enum ViewStorage {
                 insert.bind(first + 2, row.rowid)
                 insert.bind(first + 3, row.group)
                 insert.bind(first + 4, row.label)
-                insert.bind(first + 5, row.sortKey?.bytes)
+                insert.bind(first + 5, row.sortKey)
             }
             try insert.run()
             pending.removeAll(keepingCapacity: true)
@@ -202,5 +202,18 @@ enum ViewStorage {
         update.bind(1, versionTag)
         update.bind(2, id)
         try update.run()
+    }
+}
+
+extension Statement {
+    /// A sort key as a blob, nil as NULL, bound without an array in between.
+    func bind(_ index: Int32, _ key: SortKey?) {
+        guard let key else { bind(index, nil as [UInt8]?); return }
+        key.withUnsafeBytes { bind(index, bytes: $0) }
+    }
+
+    /// The sort key stored in `column`, nil for NULL.
+    func sortKey(_ column: Int32) -> SortKey? {
+        withBlob(column) { buffer in buffer.map { SortKey(copying: $0) } }
     }
 }

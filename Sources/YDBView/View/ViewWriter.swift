@@ -144,48 +144,60 @@ final class ViewWriter {
         // (a row the grouping left out is named too, and never looked up).
         // One table for both instead of a second copy, row by row.
         keys.merge(scannedKeys, keepingOwn: true)
-        let total = groups.reduce(0) { $0 + $1.1.count }
-        var places: [(rowid: Int64, place: StoredPlace, sortKey: SortKey?)] = []
-        places.reserveCapacity(total)
-        var trees: [(GroupName, GroupTree)] = []
-        var keyTrees: [(GroupName, KeyTree)] = []
+        scannedKeys = RowKeys()
+        // The steps below are ordered for peak memory (a population of a
+        // million rows should need little more than the view keeps): the
+        // sorted groups are the one full copy of the rows until the trees
+        // are built, and each group's is freed as its trees are.
         var ids = GroupIDs()
-        for position in groups.indices {
-            let (name, rows) = groups[position]
-            groups[position].1 = []   // freed once its trees and places are made (peak memory)
-            let group = name.value, groupID = ids.id(for: group)
-            let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2))
-            func label(_ index: Int) -> Int64 { OrderLabels.lowest + step * Int64(index + 1) }
-            // The trees are built from the sorted rows as they are read, with
-            // no array of their elements in between (peak memory; `lazy`
-            // after `enumerated`, which is eager on a lazy sequence).
-            let sorted = rows.enumerated().lazy
-            trees.append((GroupName(value: group), GroupTree(sorted: sorted.map { (label($0.offset), $0.element.rowid) })))
-            if rows.first?.sortKey != nil {
-                keyTrees.append((GroupName(value: group),
-                                 KeyTree(sorted: sorted.map { (label($0.offset), $0.element.sortKey!) })))
-            }
-            for (index, entry) in rows.enumerated() {
-                places.append((entry.rowid, StoredPlace(groupID: groupID, label: label(index)), entry.sortKey))
-            }
+        var steps: [Int64] = []
+        var total = 0
+        for (name, rows) in groups {
+            _ = ids.id(for: name.value)   // group ids are positions in `groups`
+            steps.append(min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(rows.count + 2)))
+            total += rows.count
+        }
+        func label(_ group: UInt32, _ index: UInt32) -> Int64 { OrderLabels.lowest + steps[Int(group)] * Int64(index + 1) }
+        // Every row's group and position, in rowid order (16 bytes a row).
+        var places: [(rowid: Int64, group: UInt32, index: UInt32)] = []
+        places.reserveCapacity(total)
+        for (group, (_, rows)) in groups.enumerated() {
+            for index in 0 ..< rows.count { places.append((rows.rowid(at: index), UInt32(group), UInt32(index))) }
         }
         places.sort { $0.rowid < $1.rowid }
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
             var writer = ViewStorage.BulkPut(id: id, context.storage)
-            for row in places {
-                try writer.put(rowid: row.rowid, group: ids[row.place.groupID], label: row.place.label,
-                               sortKey: row.sortKey)
+            for place in places {
+                try writer.put(rowid: place.rowid, group: ids[place.group], label: label(place.group, place.index),
+                               sortKey: groups[Int(place.group)].1.key(at: Int(place.index)))
             }
             try writer.finish()
         }
-        let newState = ViewState(groups: trees, keys: keyTrees, places: places.lazy.map { ($0.rowid, $0.place) },
-                                 groupIDs: ids)
-        state = newState
+        let placeTree = CountedTree<Int64, StoredPlace>(sorted: places.lazy.map {
+            ($0.rowid, StoredPlace(groupID: $0.group, label: label($0.group, $0.index)))
+        })
         places = []
-        // Logged from the finished trees, once `places` is gone: each group
-        // as one run of inserts (8 bytes a row, `ViewLogEntries`).
+        var trees: [(GroupName, GroupTree)] = []
+        var keyTrees: [(GroupName, KeyTree)] = []
+        for position in groups.indices {
+            var rows = SortedRows.compared([])
+            swap(&rows, &groups[position].1)
+            let name = GroupName(value: groups[position].0.value), group = UInt32(position)
+            // The trees are built from the sorted rows as they are read, with
+            // no array of their elements in between.
+            if rows.isKeyed {
+                keyTrees.append((name, KeyTree(sorted: (0 ..< rows.count).lazy.map {
+                    (label(group, UInt32($0)), rows.key(at: $0)!)
+                })))
+            }
+            let rowids = rows.takingRowids()   // a keyed group's keys are freed here, before its group tree
+            trees.append((name, GroupTree(sorted: rowids.indices.lazy.map { (label(group, UInt32($0)), rowids[$0]) })))
+        }
+        state = ViewState(groups: trees, keys: keyTrees, places: placeTree, groupIDs: ids)
+        // Logged from the finished trees: each group as one run of inserts
+        // (8 bytes a row, `ViewLogEntries`).
         for (name, tree) in trees {
             logCreatedIfNew(name.value)
             var rowids: [Int64] = []
@@ -199,12 +211,48 @@ final class ViewWriter {
         instance.hint = .none
     }
 
-    private typealias SortedRow = (rowid: Int64, sortKey: SortKey?)
+    /// One group's rows in sort order, as a population sorts them: rowids,
+    /// with each row's key in the sort-key form.
+    private enum SortedRows {
+        case compared([Int64])
+        case keyed([(key: SortKey, rowid: Int64)])
+
+        var isKeyed: Bool { if case .keyed = self { return true } else { return false } }
+
+        var count: Int {
+            switch self {
+            case .compared(let rowids): return rowids.count
+            case .keyed(let rows): return rows.count
+            }
+        }
+
+        func rowid(at index: Int) -> Int64 {
+            switch self {
+            case .compared(let rowids): return rowids[index]
+            case .keyed(let rows): return rows[index].rowid
+            }
+        }
+
+        func key(at index: Int) -> SortKey? {
+            if case .keyed(let rows) = self { return rows[index].key }
+            return nil
+        }
+
+        /// The rowids, leaving nothing behind.
+        mutating func takingRowids() -> [Int64] {
+            let taken = self
+            self = .compared([])
+            switch taken {
+            case .compared(let rowids): return rowids
+            case .keyed(let rows): return rows.map(\.rowid)
+            }
+        }
+    }
 
     /// Every allowed row, grouped, each group in sort order (groups in byte
     /// order), and the (collection, key) of every row scanned.
     private func sortedGroups(_ context: ViewWriteContext) throws
-        -> (groups: [(Name, [SortedRow])], keys: RowKeys) {
+        -> (groups: [(Name, SortedRows)], keys: RowKeys) {
         let flavour = Self.union(definition.grouping.flavour, definition.sorting.flavour)
         let sortingFlavour = definition.sorting.flavour
         let viewName = instance.name
@@ -213,35 +261,27 @@ final class ViewWriter {
         switch definition.sorting.form {
         case .key(let keyFunction):
             // Equal keys keep the scan order, as the comparator form's stable
-            // sort does: the scan position breaks ties. Each row carries its
-            // key's first 8 bytes as an integer, which decides most
-            // comparisons without reading the key's own buffer.
+            // sort does: this sort is stable too.
             final class KeyedGroup {
-                var rows: [(prefix: UInt64, key: SortKey, scan: Int, rowid: Int64)] = []
+                var rows: [(key: SortKey, rowid: Int64)] = []
             }
             var grouped = ScanGroups { KeyedGroup() }
-            var scan = 0
             try scanRows(flavour, context) { rowid, row in
                 scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
                 rowsScanned += 1
                 guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
                 let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
-                grouped[group].rows.append((key.prefix, key, scan, rowid))
-                scan += 1
+                grouped[group].rows.append((key, rowid))
             }
             var done = rowsScanned
-            let groups = try grouped.inNameOrder.map { name, keyed -> (Name, [SortedRow]) in
+            let groups = try grouped.inNameOrder.map { name, keyed -> (Name, SortedRows) in
                 var rows = keyed.rows
                 keyed.rows = []   // sorted in place: no second copy
-                rows.sort {
-                    if $0.prefix != $1.prefix { return $0.prefix < $1.prefix }
-                    let order = SortKey.compare($0.key.bytes, $1.key.bytes)
-                    return order != 0 ? order < 0 : $0.scan < $1.scan
-                }
+                rows.sort { SortKey.compare($0.key, $1.key) < 0 }
                 done += rows.count
                 try populationTick?(done)
-                return (name, rows.map { ($0.rowid, $0.key) })
+                return (name, .keyed(rows))
             }
             return (groups, scannedKeys)
         case .comparator(let compare):
@@ -273,7 +313,7 @@ final class ViewWriter {
             // cancellation check every few thousand comparisons.
             let tick = populationTick
             var done = rowsScanned
-            let groups = try grouped.inNameOrder.map { name, scanned -> (Name, [SortedRow]) in
+            let groups = try grouped.inNameOrder.map { name, scanned -> (Name, SortedRows) in
                 let group = name.value, count = scanned.rowids.count
                 let start = done
                 var comparisons = 0
@@ -312,7 +352,7 @@ final class ViewWriter {
                     let rows = scanned.rows
                     order = try sortPositions { a, b in try compare(running, group, rows[a], rows[b]) }
                 }
-                let sorted = order.map { (scanned.rowids[$0], nil as SortKey?) }
+                let sorted = SortedRows.compared(order.map { scanned.rowids[$0] })
                 scanned.rows = []
                 scanned.prepared = nil
                 scanned.rowids = []
@@ -726,7 +766,7 @@ final class ViewWriter {
     }
 
     private static func order(_ key: SortKey, _ other: SortKey) -> ViewOrder {
-        let order = SortKey.compare(key.bytes, other.bytes)
+        let order = SortKey.compare(key, other)
         return order < 0 ? .ascending : order == 0 ? .same : .descending
     }
 
