@@ -188,6 +188,22 @@ struct Statement {
         guard let value else { checked(sqlite3_bind_null(raw, index), index); return }
         value.withUnsafeBytes { bind(index, bytes: $0) }
     }
+    /// Text or a blob that SQLite reads where it is instead of copying it:
+    /// the caller keeps `buffer` alive and unchanged until the statement has
+    /// run, and binds every parameter again before running it again.
+    func bindInPlace(_ index: Int32, text buffer: UnsafeRawBufferPointer) {
+        guard let start = buffer.baseAddress, !buffer.isEmpty else { bind(index, ""); return }
+        guard fits(buffer.count, index) else { return }
+        checked(sqlite3_bind_text64(raw, index, start.assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),
+                                    nil, UInt8(SQLITE_UTF8)), index)
+    }
+    /// See `bindInPlace(_:text:)`; an empty buffer binds an empty blob.
+    func bindInPlace(_ index: Int32, blob buffer: UnsafeRawBufferPointer) {
+        guard let start = buffer.baseAddress, !buffer.isEmpty else { bind(index, bytes: buffer); return }
+        guard fits(buffer.count, index) else { return }
+        checked(sqlite3_bind_blob64(raw, index, start, sqlite3_uint64(buffer.count), nil), index)
+    }
+    func bindNull(_ index: Int32) { checked(sqlite3_bind_null(raw, index), index) }
     /// A blob (empty, not NULL, when `buffer` is empty).
     func bind(_ index: Int32, bytes buffer: UnsafeRawBufferPointer) {
         if buffer.isEmpty { checked(sqlite3_bind_zeroblob(raw, index, 0), index); return }

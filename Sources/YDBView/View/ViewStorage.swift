@@ -126,6 +126,11 @@ enum ViewStorage {
         private let id: Int64
         private let handle: SQLiteHandle
         private var pending: [(rowid: Int64, group: String, label: Int64, sortKey: SortKey?)] = []
+        /// The statement, once the first flush has fetched it: later flushes
+        /// bind all of its parameters again, so they skip the handle's
+        /// lookup (a hash of the statement's kilobyte of SQL) and its
+        /// clearing of 320 bindings.
+        private var statement: Statement?
 
         init(id: Int64, _ handle: SQLiteHandle) {
             self.id = id
@@ -149,17 +154,48 @@ enum ViewStorage {
         private static let statementText = "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?)", count: rowsPerStatement).joined(separator: ", ")
 
+        /// The rows' group names and keys are first laid end to end in one
+        /// buffer, which SQLite then reads in place: binding each with a copy
+        /// cost an allocation and a copy per value.
         private mutating func flush() throws {
-            let insert = try handle.statement(Self.statementText)
-            for (index, row) in pending.enumerated() {
-                let first = Int32(index * 5)
-                insert.bind(first + 1, id)
-                insert.bind(first + 2, row.rowid)
-                insert.bind(first + 3, row.group)
-                insert.bind(first + 4, row.label)
-                insert.bind(first + 5, row.sortKey)
+            let insert: Statement
+            if let statement {
+                statement.reset()
+                insert = statement
+            } else {
+                insert = try handle.statement(Self.statementText)
+                statement = insert
             }
-            try insert.run()
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(pending.reduce(0) { $0 + $1.group.utf8.count + ($1.sortKey?.count ?? 0) })
+            var spans: [(group: Range<Int>, key: Range<Int>?)] = []
+            spans.reserveCapacity(pending.count)
+            for row in pending {
+                let groupStart = bytes.count
+                bytes.append(contentsOf: row.group.utf8)
+                let groupSpan = groupStart ..< bytes.count
+                let keySpan = row.sortKey.map { key -> Range<Int> in
+                    let start = bytes.count
+                    key.withUnsafeBytes { bytes.append(contentsOf: $0) }
+                    return start ..< bytes.count
+                }
+                spans.append((groupSpan, keySpan))
+            }
+            try bytes.withUnsafeBytes { buffer in
+                for (index, row) in pending.enumerated() {
+                    let first = Int32(index * 5)
+                    insert.bind(first + 1, id)
+                    insert.bind(first + 2, row.rowid)
+                    insert.bindInPlace(first + 3, text: UnsafeRawBufferPointer(rebasing: buffer[spans[index].group]))
+                    insert.bind(first + 4, row.label)
+                    if let key = spans[index].key {
+                        insert.bindInPlace(first + 5, blob: UnsafeRawBufferPointer(rebasing: buffer[key]))
+                    } else {
+                        insert.bindNull(first + 5)
+                    }
+                }
+                try insert.run()
+            }
             pending.removeAll(keepingCapacity: true)
         }
     }
