@@ -192,23 +192,27 @@ final class TransactionCallbackTests: XCTestCase {
             return Item.group(try Self.author(transaction, of: row))
         }
         try database.registerView(Self.byAuthor(grouping: grouping), name: "byAuthor")
-        let transaction = try connection.beginReadWriteTransaction()
-        try setAuthor(transaction, "hugo", "fr")
-        running.mutate { $0 = transaction }
-        try setBook(transaction, "miserables", by: "hugo")
-        let found = seen.value
-        XCTAssertEqual(found["is a writer"], "no")
-        XCTAssertTrue(found["view"]?.contains("half-updated") == true, "\(found)")
-        XCTAssertTrue(found["write"]?.contains("read-only") == true, "\(found)")
-        XCTAssertTrue(found["end"]?.contains("read-only") == true, "\(found)")
-        XCTAssertTrue(found["running write"]?.contains("read-only") == true, "\(found)")
-        // The callback swallowed every refusal: the transaction goes on.
-        try setBook(transaction, "notre-dame", by: "hugo")
-        try transaction.commit()
-        XCTAssertEqual(try groups(connection), ["fr": ["miserables", "notre-dame"]])
-        XCTAssertNil(try connection.read { try $0.object(forKey: "sneaky", inCollection: "books") })
+        do {
+            let transaction = try connection.beginReadWriteTransaction()
+            try setAuthor(transaction, "hugo", "fr")
+            running.mutate { $0 = transaction }
+            try setBook(transaction, "miserables", by: "hugo")
+            let found = seen.value
+            XCTAssertEqual(found["is a writer"], "no")
+            XCTAssertTrue(found["view"]?.contains("half-updated") == true, "\(found)")
+            XCTAssertTrue(found["write"]?.contains("read-only") == true, "\(found)")
+            XCTAssertTrue(found["end"]?.contains("read-only") == true, "\(found)")
+            XCTAssertTrue(found["running write"]?.contains("read-only") == true, "\(found)")
+            // The callback swallowed every refusal: the transaction goes on.
+            try setBook(transaction, "notre-dame", by: "hugo")
+            try transaction.commit()
+            XCTAssertEqual(try groups(connection), ["fr": ["miserables", "notre-dame"]])
+            XCTAssertNil(try connection.read { try $0.object(forKey: "sneaky", inCollection: "books") })
+            running.mutate { $0 = nil }
+        }
 
-        // Kept past its call: every use throws .misuse.
+        // Kept past its call, and past the transaction that lent it (the
+        // handle does not keep it alive): every use throws .misuse.
         let handle = try XCTUnwrap(kept.value)
         for use in [{ _ = try handle.object(forKey: "hugo", inCollection: "authors") },
                     { _ = try handle.count(inCollection: "books") },

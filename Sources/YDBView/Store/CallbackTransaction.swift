@@ -20,9 +20,14 @@
 /// `@unchecked Sendable`: `calls` is read and written under the
 /// connection's lock, like every transaction's state.
 final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
-    /// Weak: the running transaction keeps its handle (`lentHandle`), not
-    /// the other way round.
-    private weak var running: ReadTransaction?
+    /// Not retained: the running transaction keeps its handle
+    /// (`lentHandle`), not the other way round. Not weak either: an object
+    /// that is weakly referenced pays on every retain and release (its
+    /// counts move to a side table), and a population retains the running
+    /// transaction for every callback call. It is alive whenever
+    /// `calls > 0` (a `lend` holding it is running), and every use checks
+    /// that first, under the connection's lock.
+    private unowned(unsafe) let running: ReadTransaction
     /// Calls running with this handle now (nested calls share it); 0 = expired.
     private var calls = 0
 
@@ -53,13 +58,15 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
 
     override func access<T>(_ action: ReentryRule.Action = .readRows, _ body: () throws -> T) throws -> T {
         try connection.lock.withLock {
-            guard calls > 0, let running else { throw ReentryRule.expiredHandle }
+            guard calls > 0 else { throw ReentryRule.expiredHandle }
             return try running.access(action, body)
         }
     }
 
     /// The running transaction's views (a read-write one's working copies).
-    override func viewInstance(named name: String) -> ViewInstance? { running?.viewInstance(named: name) }
+    override func viewInstance(named name: String) -> ViewInstance? {
+        connection.lock.withLock { calls > 0 ? running.viewInstance(named: name) : nil }
+    }
 
     /// Does nothing: the handle cannot end the transaction running the callback.
     override func end() {}
