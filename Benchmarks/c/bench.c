@@ -5,9 +5,11 @@
 **
 ** For `rows` rows in ONE group (the worst case for a sorted view):
 **   population  register a view over existing rows (C comparator; sort key)
-**               vs CREATE INDEX on the same rows in a plain table;
-**               peak memory while populating, per row (each form
-**               populates in a child process of its own, on a fresh heap)
+**               vs CREATE INDEX on the same rows in a plain table, three
+**               rounds in a rotating order, each population and each
+**               CREATE INDEX in a child process of its own, on a fresh
+**               heap (medians, and each round's ratio); peak memory while
+**               populating, per row (the largest of the rounds)
 **   commits     one-row update / insert / delete commits with the view
 **               registered and a reader in a long-lived read transaction
 **               that catches up after every commit, vs the same statement
@@ -182,40 +184,60 @@ typedef struct {
     char wal[600];
 } store;
 
-static void plain_open(store *s, const char *path, int rows) {
+/* The plain table with `rows` rows (no index yet): the baseline's file. */
+static void plain_fill(const char *path, int rows, int keyed, figures *out) {
+    sqlite3 *db;
+    sqlite3_stmt *insert;
     char key[32];
-    double start;
     int i;
+    (void)keyed; (void)out;
+    if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
+    sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+            "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
+    sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &insert, NULL);
+    sql(db, "BEGIN");
+    for (i = 0; i < rows; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        run_statement(insert, key, (int64_t)(next_random() >> 24));
+    }
+    sql(db, "COMMIT");
+    sqlite3_finalize(insert);
+    sqlite3_close(db);
+}
+
+/* One timed CREATE INDEX over the plain table (dropping the last round's). */
+static void plain_index(const char *path, int rows, int keyed, figures *out) {
+    sqlite3 *db;
+    double start;
+    (void)rows; (void)keyed;
+    if (sqlite3_open(path, &db) != SQLITE_OK) exit(1);
+    sql(db, "PRAGMA synchronous=NORMAL; DROP INDEX IF EXISTS t_order;");
+    start = now();
+    sql(db, "CREATE INDEX t_order ON t (grp, rank)");
+    out->populate = now() - start;
+    sqlite3_close(db);
+}
+
+/* Opens the plain store for the commits and reads (its index is built). */
+static void plain_open(store *s, const char *path) {
     if (sqlite3_open(path, &s->plain) != SQLITE_OK) exit(1);
-    sql(s->plain, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                  "CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID;");
+    sql(s->plain, "PRAGMA synchronous=NORMAL");
     sqlite3_prepare_v2(s->plain, "UPDATE t SET rank = ?2, object = ?3 WHERE key = ?1", -1, &s->statements[0], NULL);
     sqlite3_prepare_v2(s->plain, "INSERT INTO t VALUES (?1, 'all', ?2, ?3)", -1, &s->statements[1], NULL);
     sqlite3_prepare_v2(s->plain, "DELETE FROM t WHERE key = ?1", -1, &s->statements[2], NULL);
-    sql(s->plain, "BEGIN");
-    for (i = 0; i < rows; i++) {
-        snprintf(key, sizeof key, "k%d", i);
-        run_statement(s->statements[1], key, (int64_t)(next_random() >> 24));
-    }
-    sql(s->plain, "COMMIT");
-    start = now();
-    sql(s->plain, "CREATE INDEX t_order ON t (grp, rank)");
-    s->out.populate = now() - start;
     sqlite3_prepare_v2(s->plain, "SELECT key, object FROM t WHERE grp = 'all' ORDER BY rank LIMIT 50", -1,
                        &s->top, NULL);
 }
 
-/* Fills a ydbview database with `rows` rows and registers the view over
-** them, measuring the registration: run in a child process on a fresh
-** heap (see populate_apart). */
-static void engine_populate(const char *path, int rows, int keyed, figures *out) {
+/* A ydbview database with `rows` rows and no view: copied before each
+** registration (`copy_database`). */
+static void engine_fill(const char *path, int rows, int keyed, figures *out) {
     ydb_database *db;
     ydb_connection *writer;
     ydb_txn *txn;
-    char key[32], wal[600];
-    double start;
-    long before;
+    char key[32];
     int i;
+    (void)keyed; (void)out;
     MUST(ydb_database_open(path, &db));
     MUST(ydb_connection_open(db, &writer));
     MUST(ydb_txn_begin_read_write(writer, &txn));
@@ -225,6 +247,18 @@ static void engine_populate(const char *path, int rows, int keyed, figures *out)
         MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
     }
     MUST(ydb_txn_commit(txn));
+    ydb_connection_close(writer);
+    ydb_database_close(db);
+}
+
+/* Registers the view over a copy of engine_fill's rows, measuring the
+** registration: its time, the process's peak and what stays resident. */
+static void engine_register(const char *path, int rows, int keyed, figures *out) {
+    ydb_database *db;
+    char wal[600];
+    double start;
+    long before;
+    MUST(ydb_database_open(path, &db));
     before = memory_kib("VmRSS:");
     reset_peak();
     start = now();
@@ -236,36 +270,70 @@ static void engine_populate(const char *path, int rows, int keyed, figures *out)
     ** copies it. */
     snprintf(wal, sizeof wal, "%s-wal", path);
     out->wal_after_register = file_size(wal);
-    ydb_connection_close(writer);
     ydb_database_close(db);
 }
 
-/* Each form's population runs in a child process, before the parent opens
-** anything: both start on a fresh heap, so the memory figures count what
-** the registration allocates, not what an earlier store freed. (When the
-** sort-key store was populated after the comparator store had been closed
-** in the same process, its figure at 1M rows was 130-138 B/row; measured
-** this way, more.) The parent then opens the file, whose view it loads. */
-static void populate_apart(const char *path, int rows, int keyed, figures *out) {
+typedef void (*job)(const char *path, int rows, int keyed, figures *out);
+
+/* Runs `work` in a child process, before the parent opens anything, and
+** returns what it measured. Every population and every CREATE INDEX runs
+** this way, on a fresh heap: memory a process frees stays in its heap, and
+** a later population reusing it looked smaller (when the sort-key store
+** was populated after the comparator store had been closed in the same
+** process, its peak at 1M rows read 130-138 B/row; on a fresh heap, 191).
+** The data is the same in every child: each starts from the parent's
+** random state. */
+static void in_child(job work, const char *path, int rows, int keyed, figures *out) {
     int fds[2], status;
     pid_t child;
     if (pipe(fds) != 0 || (child = fork()) < 0) exit(1);
     if (child == 0) {
         figures measured = {0};
         close(fds[0]);
-        engine_populate(path, rows, keyed, &measured);
+        work(path, rows, keyed, &measured);
         _exit(write(fds[1], &measured, sizeof measured) == (ssize_t)sizeof measured ? 0 : 1);
     }
     close(fds[1]);
     if (read(fds[0], out, sizeof *out) != (ssize_t)sizeof *out || waitpid(child, &status, 0) != child ||
         !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "the population of %s failed\n", path);
+        fprintf(stderr, "a population step on %s failed\n", path);
         exit(1);
     }
     close(fds[0]);
 }
 
-/* Opens a database populate_apart made: registering loads the stored view. */
+static void remove_files(const char *path) {
+    char side[600];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+static void copy_file(const char *from, const char *to) {
+    char buffer[1 << 16];
+    size_t count;
+    FILE *in = fopen(from, "rb"), *out;
+    if (!in) return;   /* no log to copy */
+    if (!(out = fopen(to, "wb"))) exit(1);
+    while ((count = fread(buffer, 1, sizeof buffer, in)) > 0)
+        if (fwrite(buffer, 1, count, out) != count) exit(1);
+    fclose(in);
+    if (fclose(out) != 0) exit(1);
+}
+
+/* A fresh copy of a closed database (and its log, if one is left). */
+static void copy_database(const char *from, const char *to) {
+    char from_wal[600], to_wal[600];
+    remove_files(to);
+    copy_file(from, to);
+    snprintf(from_wal, sizeof from_wal, "%s-wal", from);
+    snprintf(to_wal, sizeof to_wal, "%s-wal", to);
+    copy_file(from_wal, to_wal);
+}
+
+/* Opens a database engine_register made: registering loads the stored view. */
 static void engine_open(store *s, const char *path, int keyed) {
     s->engine = 1;
     MUST(ydb_database_open(path, &s->db));
@@ -340,6 +408,9 @@ static void store_close(store *s) {
     }
 }
 
+/* Rounds of the populations (and of CREATE INDEX). */
+#define ROUNDS 3
+
 /* Operations a store makes in a row before the next store's turn. */
 #define BLOCK 50
 
@@ -361,19 +432,14 @@ static void take_turns(store *stores, int count, int commits, int op, char (*key
     }
 }
 
-static void remove_files(const char *path) {
-    char side[600];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-}
 
 int main(int argc, char **argv) {
     int rows = argc > 1 ? atoi(argv[1]) : 100000;
     int commits = argc > 2 ? atoi(argv[2]) : 2000;
-    char directory[] = "/tmp/ydbview-c-bench-XXXXXX", paths[3][512];
+    char directory[] = "/tmp/ydbview-c-bench-XXXXXX", paths[3][512], rows_only[512];
+    figures rounds[3][ROUNDS], unused;
+    double taken[ROUNDS];
+    int round, turn;
     char (*keys)[32];
     int64_t *ranks;
     double *samples[3];
@@ -391,12 +457,37 @@ int main(int argc, char **argv) {
     snprintf(paths[0], sizeof paths[0], "%s/plain.sqlite", directory);
     snprintf(paths[1], sizeof paths[1], "%s/compared.sqlite", directory);
     snprintf(paths[2], sizeof paths[2], "%s/keyed.sqlite", directory);
-    fprintf(stderr, "ydbview, C comparator, %d rows\n", rows);
-    populate_apart(paths[1], rows, 0, &stores[1].out);
-    fprintf(stderr, "ydbview, sort keys, %d rows\n", rows);
-    populate_apart(paths[2], rows, 1, &stores[2].out);
-    fprintf(stderr, "plain SQLite, %d rows\n", rows);
-    plain_open(&stores[0], paths[0], rows);
+    snprintf(rows_only, sizeof rows_only, "%s/rows.sqlite", directory);
+    fprintf(stderr, "%d rows: plain table, ydbview rows\n", rows);
+    in_child(plain_fill, paths[0], rows, 0, &unused);
+    in_child(engine_fill, rows_only, rows, 0, &unused);
+    /* ROUNDS rounds of the three populations, in a rotating order, each on
+    ** a fresh heap; every figure is the median of its rounds (one
+    ** population per run moved with the baseline by half). */
+    for (round = 0; round < ROUNDS; round++) {
+        fprintf(stderr, "populations, round %d of %d\n", round + 1, ROUNDS);
+        for (turn = 0; turn < 3; turn++) {
+            which = (round + turn) % 3;
+            if (which == 0) {
+                in_child(plain_index, paths[0], rows, 0, &rounds[0][round]);
+            } else {
+                copy_database(rows_only, paths[which]);
+                in_child(engine_register, paths[which], rows, which == 2, &rounds[which][round]);
+            }
+        }
+    }
+    remove_files(rows_only);
+    for (which = 0; which < 3; which++) {
+        stores[which].out = rounds[which][ROUNDS - 1];   /* the WAL after registering: the last round's */
+        for (round = 0; round < ROUNDS; round++) taken[round] = rounds[which][round].populate;
+        stores[which].out.populate = median(taken, ROUNDS);
+        for (round = 0; round < ROUNDS; round++) taken[round] = rounds[which][round].kept_per_row;
+        stores[which].out.kept_per_row = median(taken, ROUNDS);
+        for (round = 0; round < ROUNDS; round++)   /* the goal is a ceiling: the largest peak */
+            if (rounds[which][round].peak_per_row > stores[which].out.peak_per_row)
+                stores[which].out.peak_per_row = rounds[which][round].peak_per_row;
+    }
+    plain_open(&stores[0], paths[0]);
     engine_open(&stores[1], paths[1], 0);
     engine_open(&stores[2], paths[2], 1);
     fprintf(stderr, "commits and reads, the three stores taking turns\n");
@@ -431,11 +522,18 @@ int main(int argc, char **argv) {
     keyed = stores[2].out;
     printf("### C: %d rows in one group, %d commits per figure (medians)\n\n", rows, commits);
     printf("| | plain SQLite | C comparator | ratio | sort key | ratio |\n|---|---|---|---|---|---|\n");
-    printf("| populate (CREATE INDEX / register) | %.1f ms | %.1f ms | %.2fx | %.1f ms | %.2fx |\n",
-           plain.populate * 1e3, compared.populate * 1e3, compared.populate / plain.populate,
+    printf("| populate (CREATE INDEX / register), median of %d | %.1f ms | %.1f ms | %.2fx | %.1f ms | %.2fx |\n",
+           ROUNDS, plain.populate * 1e3, compared.populate * 1e3, compared.populate / plain.populate,
            keyed.populate * 1e3, keyed.populate / plain.populate);
-    printf("| peak memory while populating | | %.0f B/row | | %.0f B/row | |\n", compared.peak_per_row,
-           keyed.peak_per_row);
+    printf("| populate, each round's ratio | | |");
+    for (round = 0; round < ROUNDS; round++)
+        printf(" %.2f%s", rounds[1][round].populate / rounds[0][round].populate, round + 1 < ROUNDS ? "," : "x |");
+    printf(" |");
+    for (round = 0; round < ROUNDS; round++)
+        printf(" %.2f%s", rounds[2][round].populate / rounds[0][round].populate, round + 1 < ROUNDS ? "," : "x |");
+    printf("\n");
+    printf("| peak memory while populating, largest of %d | | %.0f B/row | | %.0f B/row | |\n", ROUNDS,
+           compared.peak_per_row, keyed.peak_per_row);
     printf("| memory kept after populating | | %.0f B/row | | %.0f B/row | |\n", compared.kept_per_row,
            keyed.kept_per_row);
     printf("| update commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
