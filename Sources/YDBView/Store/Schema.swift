@@ -165,10 +165,6 @@ enum Schema {
         return try select.step() ? select.int64(0) : nil
     }
 
-    /// Records a commit's snapshot number. `row_version_seen` needs no update:
-    /// the engine's connections fire no triggers (`SQLiteHandle.init`), so
-    /// `row_version` moves only when another program writes rows, and the
-    /// difference stays until the next open marks the stored views stale.
     /// Records the largest row id ever used, for a commit that deletes rows
     /// (see `migrateToVersion4`).
     static func writeLargestRowid(_ handle: SQLiteHandle, _ rowid: Int64) throws {
@@ -177,6 +173,10 @@ enum Schema {
         try update.run()
     }
 
+    /// Records a commit's snapshot number. `row_version_seen` needs no update:
+    /// the engine's connections fire no triggers (`SQLiteHandle.init`), so
+    /// `row_version` moves only when another program writes rows, and the
+    /// difference stays until the next open marks the stored views stale.
     static func writeSnapshot(_ handle: SQLiteHandle, _ snapshot: UInt64) throws {
         let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'snapshot'")
         update.bind(1, Int64(bitPattern: snapshot))
