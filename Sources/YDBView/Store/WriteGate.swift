@@ -49,8 +49,10 @@ final class WriteGate {
         return semaphore.wait(milliseconds: milliseconds)
     }
 
-    /// Whether the checkpointer is waiting for the gate (writers that arrive
-    /// now wait for it).
+    /// Whether someone holds the turnstile: the checkpointer waiting for the
+    /// gate (writers that arrive now wait for it), or, for an instant, a
+    /// writer passing through. Tests wait on it to know the checkpointer
+    /// has queued.
     var checkpointerIsWaiting: Bool { turnstile.value == 0 }
 
     /// Whether the calling thread began the open read-write transaction.

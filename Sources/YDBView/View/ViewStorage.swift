@@ -244,7 +244,7 @@ enum ViewStorage {
 extension Statement {
     /// A sort key as a blob, nil as NULL, bound without an array in between.
     func bind(_ index: Int32, _ key: SortKey?) {
-        guard let key else { bind(index, nil as [UInt8]?); return }
+        guard let key else { bindNull(index); return }
         key.withUnsafeBytes { bind(index, bytes: $0) }
     }
 

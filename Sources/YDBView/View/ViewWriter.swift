@@ -187,10 +187,8 @@ final class ViewWriter {
             let name = GroupName(value: groups[position].0.value), group = UInt32(position)
             // The trees are built from the sorted rows as they are read, with
             // no array of their elements in between.
-            if rows.isKeyed {
-                keyTrees.append((name, KeyTree(sorted: (0 ..< rows.count).lazy.map {
-                    (label(group, UInt32($0)), rows.key(at: $0)!)
-                })))
+            if case .keyed(let keyed) = rows {
+                keyTrees.append((name, KeyTree(sorted: keyed.indices.lazy.map { (label(group, UInt32($0)), keyed[$0].key) })))
             }
             let rowids = rows.takingRowids()   // a keyed group's keys are freed here, before its group tree
             trees.append((name, GroupTree(sorted: rowids.indices.lazy.map { (label(group, UInt32($0)), rowids[$0]) })))
@@ -216,8 +214,6 @@ final class ViewWriter {
     private enum SortedRows {
         case compared([Int64])
         case keyed([(key: SortKey, rowid: Int64)])
-
-        var isKeyed: Bool { if case .keyed = self { return true } else { return false } }
 
         var count: Int {
             switch self {
@@ -278,7 +274,7 @@ final class ViewWriter {
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, SortedRows) in
                 var rows = keyed.rows
                 keyed.rows = []   // sorted in place: no second copy
-                rows.sort { SortKey.compare($0.key, $1.key) < 0 }
+                rows.sort { $0.key < $1.key }
                 done += rows.count
                 try populationTick?(done)
                 return (name, .keyed(rows))
