@@ -312,7 +312,10 @@ int ydb_database_path(ydb_database *db, const char **out_path);
 /*
 ** ydb_database_snapshot stores the latest committed snapshot number in
 ** *out_snapshot. Snapshot numbers grow by one with each read-write commit
-** that changed something; a new database is at snapshot 0 or more.
+** that changed something; a new database is at snapshot 0 or more. They
+** never repeat, also across reopening the file or a crash, but a reopened
+** database may continue from a larger number (docs/behaviour.md,
+** "Snapshot numbers").
 */
 int ydb_database_snapshot(ydb_database *db, uint64_t *out_snapshot);
 

@@ -60,6 +60,20 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 0)
     }
 
+    func testAReadTransactionReadsTheSnapshotItBeganOn() throws {
+        // SQLite takes a deferred transaction's snapshot at its first read;
+        // the engine must take it at the begin, with the views' state.
+        let writer = try database.newConnection()
+        let reader = try database.newConnection()
+        let read = try reader.beginReadTransaction()
+        try writer.readWrite { try $0.setObject(self.bytes("1"), forKey: "a", inCollection: "c", metadata: nil) }
+        XCTAssertEqual(read.snapshot, 0)
+        XCTAssertNil(try read.object(forKey: "a", inCollection: "c"))
+        XCTAssertEqual(try read.countAll(), 0)
+        read.end()
+        XCTAssertEqual(try reader.read { try $0.object(forKey: "a", inCollection: "c") }, bytes("1"))
+    }
+
     func testEndingALongLivedReadWhileATransactionIsOpen() throws {
         let writer = try database.newConnection()
         let reader = try database.newConnection()
@@ -185,6 +199,42 @@ final class RowIdTests: FileDatabaseTestCase {
         database.close()
     }
 
+    func storedLargestRowid() throws -> Int64 {
+        let handle = try SQLiteHandle(path: path)
+        defer { handle.close() }
+        let select = try handle.statement("SELECT value FROM ydb_meta WHERE name = 'largest_rowid'")
+        defer { select.reset() }
+        XCTAssertTrue(try select.step())
+        return select.int64(0)
+    }
+
+    func testOnlyACommitThatLowersTheTablesLargestIdStoresIt() throws {
+        var database = try Database(path: path)
+        var connection = try database.newConnection()
+        try set(["a", "b", "c"], on: connection)
+        let c = try XCTUnwrap(rowid("c", connection))
+        // The table still holds the largest id: nothing to store.
+        try connection.readWrite { try $0.removeObject(forKey: "a", inCollection: "c") }
+        XCTAssertEqual(try storedLargestRowid(), 0)
+        try connection.readWrite { try $0.removeObject(forKey: "c", inCollection: "c") }
+        XCTAssertEqual(try storedLargestRowid(), c)
+        // Stored already: removing another row stores nothing new.
+        try set(["d"], on: connection)
+        let d = try XCTUnwrap(rowid("d", connection))
+        try connection.readWrite { try $0.removeObject(forKey: "b", inCollection: "c") }
+        XCTAssertEqual(try storedLargestRowid(), c)
+        // Removing the row with the largest id stores it again.
+        try connection.readWrite { try $0.removeObject(forKey: "d", inCollection: "c") }
+        XCTAssertEqual(try storedLargestRowid(), d)
+        connection.close()
+        database.close()
+        database = try Database(path: path)
+        defer { database.close() }
+        connection = try database.newConnection()
+        try set(["e"], on: connection)
+        XCTAssertEqual(try rowid("e", connection), d + 1)
+    }
+
     func testRemovingOneRowThenReopeningKeepsItsIdUnused() throws {
         var database = try Database(path: path)
         try set(["a", "b"], on: database.newConnection())
@@ -239,5 +289,59 @@ final class RowIdTests: FileDatabaseTestCase {
         XCTAssertTrue(try version.step())
         XCTAssertEqual(version.int(0), Schema.currentVersion)
         version.reset()
+    }
+}
+
+/// Snapshot numbers grow by one with each commit and never repeat across
+/// opens, though `ydb_meta` stores them only now and then
+/// (`Schema.reserveSnapshots`).
+final class SnapshotNumberTests: FileDatabaseTestCase {
+
+    func storedCeiling() throws -> UInt64 {
+        let handle = try SQLiteHandle(path: path)
+        defer { handle.close() }
+        let select = try handle.statement("SELECT value FROM ydb_meta WHERE name = 'snapshot'")
+        defer { select.reset() }
+        XCTAssertTrue(try select.step())
+        return UInt64(select.int64(0))
+    }
+
+    func commit(_ count: Int, on connection: Connection) throws {
+        for index in 0..<count {
+            try connection.readWrite { try $0.setObject([UInt8(index % 256)], forKey: "k", inCollection: "c", metadata: nil) }
+        }
+    }
+
+    func testNumbersNeverRepeatAcrossOpensAndAreStoredOnlyNowAndThen() throws {
+        let block = Schema.snapshotsReservedAtOnce
+        var database = try Database(path: path)
+        var connection = try database.newConnection()
+        XCTAssertEqual(database.snapshot, 0)
+        try commit(3, on: connection)
+        XCTAssertEqual(database.snapshot, 3)
+        // The first commit reserved a block; the next two wrote no number.
+        XCTAssertEqual(try storedCeiling(), block)
+        connection.close()
+        database.close()
+
+        // Reopened (as after a crash: nothing more is written at close), the
+        // numbers go on from the ceiling, past every number handed out.
+        database = try Database(path: path)
+        connection = try database.newConnection()
+        XCTAssertEqual(database.snapshot, block)
+        try commit(1, on: connection)
+        XCTAssertEqual(database.snapshot, block + 1)
+        XCTAssertEqual(try storedCeiling(), 2 * block)
+        XCTAssertEqual(try connection.read { $0.snapshot }, block + 1)
+
+        // Going past the ceiling reserves the next block in the same commit.
+        try commit(Int(block), on: connection)
+        XCTAssertEqual(database.snapshot, 2 * block + 1)
+        XCTAssertEqual(try storedCeiling(), 3 * block)
+        connection.close()
+        database.close()
+        database = try Database(path: path)
+        defer { database.close() }
+        XCTAssertEqual(database.snapshot, 3 * block)
     }
 }

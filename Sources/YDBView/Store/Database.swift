@@ -64,9 +64,15 @@ public final class Database: @unchecked Sendable {
     /// Read and written only by the write transaction (under `writeGate`).
     var storedViewsMayMissCommits = false
     /// The largest row id ever used: a new row gets the next one. Read and
-    /// written only by the write transaction (under `writeGate`); stored by
-    /// the commits that delete rows (`Schema.writeLargestRowid`).
+    /// written only by the write transaction (under `writeGate`), like the
+    /// two below; stored by a commit whose deletions leave the table's own
+    /// largest id below it (`Schema.writeLargestRowid`).
     var largestRowid: Int64 = 0
+    /// The largest row id `ydb_meta` holds.
+    var storedLargestRowid: Int64 = 0
+    /// The ceiling on snapshot numbers stored in `ydb_meta`
+    /// (`Schema.reserveSnapshots`).
+    var snapshotsReservedThrough: UInt64 = 0
     /// Runs view registration and other internal read-write work.
     private var internalConnection: Connection?
     /// Asynchronous registrations still running, and the row changes that
@@ -110,9 +116,11 @@ public final class Database: @unchecked Sendable {
             let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
-            let (snapshot, largestRowid) = try Schema.prepare(handle)
-            published = PublishedState(snapshot: snapshot, views: ViewRegistry())
-            self.largestRowid = largestRowid
+            let stored = try Schema.prepare(handle)
+            published = PublishedState(snapshot: stored.snapshot, views: ViewRegistry())
+            snapshotsReservedThrough = stored.snapshot
+            largestRowid = stored.largestRowid
+            storedLargestRowid = stored.storedLargestRowid
             storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
         } catch {
             fileLock.databaseDidClose()   // init failed: deinit will not run
@@ -176,7 +184,9 @@ public final class Database: @unchecked Sendable {
 
     public var isClosed: Bool { stateLock.withLock { closed } }
 
-    /// The latest committed snapshot.
+    /// The latest committed snapshot number. Numbers grow by one with each
+    /// commit that changes something and never repeat, but a reopened
+    /// database may continue from a larger one (`Schema.reserveSnapshots`).
     public var snapshot: UInt64 { stateLock.withLock { published.snapshot } }
 
     /// A new connection (its own SQLite handle).
@@ -241,7 +251,10 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Begins SQLite's read snapshot and captures the matching published
-    /// state in one step, so no commit can fall between the two.
+    /// state in one step, so no commit can fall between the two. Other
+    /// programs' commits are not looked for: the file lock keeps every other
+    /// ydbview out, and another SQLite client's row writes are counted by
+    /// triggers and mark the stored views stale at the next open.
     /// With `collectSkipped` (a long-lived read, or a connection whose row
     /// cache holds rows to forget), also returns the notifications of the
     /// commits this connection had not seen — or nil when it fell more than
@@ -252,14 +265,16 @@ public final class Database: @unchecked Sendable {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-            do {
-                let stored = try Schema.readSnapshot(handle)
-                guard stored == published.snapshot else {
-                    throw YDBError(.error, "the database file was changed by another process (snapshot \(stored), expected \(published.snapshot))")
+            if !immediate {
+                // A deferred transaction takes its read snapshot at its first
+                // read: read now, under the lock. The schema cookie is on
+                // page 1, which every statement reads anyway.
+                do {
+                    try handle.run("PRAGMA schema_version")
+                } catch {
+                    try? handle.run("ROLLBACK")
+                    throw error
                 }
-            } catch {
-                try? handle.run("ROLLBACK")
-                throw error
             }
             guard connection.tracksNotifications else { return (published, []) }
             let id = ObjectIdentifier(connection)

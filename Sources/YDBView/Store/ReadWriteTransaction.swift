@@ -105,17 +105,28 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try ViewStorage.markStale(except: state.views.names.compactMap { viewInstance(named: $0.value)?.storageID },
                                       handle)
         }
+        var reservedThrough: UInt64?
+        var storedLargestRowid: Int64?
         if changed {
-            try Schema.writeSnapshot(handle, snapshot)
+            if snapshot > database.snapshotsReservedThrough {
+                reservedThrough = snapshot + Schema.snapshotsReservedAtOnce - 1
+                try Schema.reserveSnapshots(handle, through: reservedThrough!)
+            }
             // Deleting the rows with the largest ids lowers the table's
             // largest id; the stored one keeps them from being reused.
-            if deletesRows { try Schema.writeLargestRowid(handle, database.largestRowid) }
+            if deletesRows, database.storedLargestRowid < database.largestRowid,
+               try rows.largestRowid() < database.largestRowid {
+                storedLargestRowid = database.largestRowid
+                try Schema.writeLargestRowid(handle, database.largestRowid)
+            }
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, viewLogs: logs, changedRowids: recordedRowids)
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
+        if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
+        if let storedLargestRowid { database.storedLargestRowid = storedLargestRowid }
         // This connection's cached rows move past its own commit.
         connection.rowCache.move(to: snapshot, through: notification.map { [$0] })
         if rowsChanged { database.storedViewsMayMissCommits = false }
@@ -191,7 +202,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// a read-only handle of it.
     var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle, transaction: self) }
 
-    /// Whether it deleted rows (its commit then stores the largest row id):
+    /// Whether it deleted rows (its commit then may store the largest row id):
     /// a removal stays in `changedRows` even when the key is set again, and
     /// emptying a collection or everything is recorded apart.
     private var deletesRows: Bool {

@@ -86,9 +86,18 @@ enum Schema {
         \(rowTriggers)
         """
 
-    /// Creates or checks the schema; returns the current snapshot number and
-    /// the largest row id ever used.
-    static func prepare(_ handle: SQLiteHandle) throws -> (snapshot: UInt64, largestRowid: Int64) {
+    /// What `prepare` finds: the snapshot number to continue from (the
+    /// stored reservation, see `reserveSnapshots`), the largest row id ever
+    /// used, and the largest row id stored in `ydb_meta` (which may be lower:
+    /// the table itself then holds the largest).
+    struct Stored {
+        var snapshot: UInt64
+        var largestRowid: Int64
+        var storedLargestRowid: Int64
+    }
+
+    /// Creates or checks the schema and reads what the engine continues from.
+    static func prepare(_ handle: SQLiteHandle) throws -> Stored {
         try handle.execute("BEGIN IMMEDIATE")
         do {
             try handle.execute(create)
@@ -123,21 +132,15 @@ enum Schema {
                         WHERE name = 'row_version_seen';
                     """)
             }
-            let snapshot = try readSnapshot(handle)
-            let largestRowid = max(try value("largest_rowid", handle) ?? 0, try RowReader(handle: handle).largestRowid())
+            let snapshot = UInt64(bitPattern: try value("snapshot", handle) ?? 0)
+            let storedLargestRowid = try value("largest_rowid", handle) ?? 0
+            let largestRowid = max(storedLargestRowid, try RowReader(handle: handle).largestRowid())
             try handle.execute("COMMIT")
-            return (snapshot, largestRowid)
+            return Stored(snapshot: snapshot, largestRowid: largestRowid, storedLargestRowid: storedLargestRowid)
         } catch {
             try? handle.execute("ROLLBACK")
             throw error
         }
-    }
-
-    static func readSnapshot(_ handle: SQLiteHandle) throws -> UInt64 {
-        let select = try handle.statement("SELECT value FROM ydb_meta WHERE name = 'snapshot'")
-        defer { select.reset() }
-        guard try select.step() else { throw YDBError(.corrupt, "snapshot number missing") }
-        return UInt64(bitPattern: select.int64(0))
     }
 
     private static func rowsTableHasAutoincrement(_ handle: SQLiteHandle) throws -> Bool {
@@ -165,21 +168,33 @@ enum Schema {
         return try select.step() ? select.int64(0) : nil
     }
 
-    /// Records the largest row id ever used, for a commit that deletes rows
-    /// (see `migrateToVersion4`).
+    /// Records the largest row id ever used, for a commit whose deletions
+    /// leave the table's own largest id below it (see `migrateToVersion4`).
     static func writeLargestRowid(_ handle: SQLiteHandle, _ rowid: Int64) throws {
         let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'largest_rowid'")
         update.bind(1, rowid)
         try update.run()
     }
 
-    /// Records a commit's snapshot number. `row_version_seen` needs no update:
-    /// the engine's connections fire no triggers (`SQLiteHandle.init`), so
-    /// `row_version` moves only when another program writes rows, and the
-    /// difference stays until the next open marks the stored views stale.
-    static func writeSnapshot(_ handle: SQLiteHandle, _ snapshot: UInt64) throws {
+    /// How many snapshot numbers one write of `ydb_meta` reserves.
+    static let snapshotsReservedAtOnce: UInt64 = 1024
+
+    /// Records that no snapshot number up to `last` may be handed out again.
+    /// `ydb_meta`'s 'snapshot' is not the latest commit's number but a
+    /// ceiling on every number handed out: the commit that first goes past
+    /// the ceiling raises it by `snapshotsReservedAtOnce`, so the other
+    /// commits write no page of `ydb_meta` (it was one page of the four an
+    /// insert wrote). A reopened database continues from the ceiling, so
+    /// numbers never repeat, even after a crash; they may jump. (A
+    /// database written by an older release stores its last commit's
+    /// number, which is a ceiling too.)
+    /// `row_version_seen` needs no update: the engine's connections fire no
+    /// triggers (`SQLiteHandle.init`), so `row_version` moves only when
+    /// another program writes rows, and the difference stays until the next
+    /// open marks the stored views stale.
+    static func reserveSnapshots(_ handle: SQLiteHandle, through last: UInt64) throws {
         let update = try handle.statement("UPDATE ydb_meta SET value = ?1 WHERE name = 'snapshot'")
-        update.bind(1, Int64(bitPattern: snapshot))
+        update.bind(1, Int64(bitPattern: last))
         try update.run()
     }
 }

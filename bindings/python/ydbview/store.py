@@ -111,7 +111,9 @@ class Database(_Closeable):
 
     @property
     def snapshot(self) -> int:
-        """The latest committed snapshot number."""
+        """The latest committed snapshot number: one more with each commit
+        that changes something, never repeated, though a reopened database
+        may continue from a larger one."""
         out = c_uint64()
         _check(lib.ydb_database_snapshot(self._handle, byref(out)))
         return out.value
