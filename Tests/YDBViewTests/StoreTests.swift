@@ -199,6 +199,36 @@ final class RowIdTests: FileDatabaseTestCase {
         database.close()
     }
 
+    func testSettingAKeyAfterAnInsertReplacesItsRowAndTakesNoId() throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        let connection = try database.newConnection()
+        // After an insert, a set tries to insert first: for a key that has a
+        // row, that writes nothing, and the row is replaced in place.
+        try connection.readWrite { t in
+            try t.setObject([1], forKey: "a", inCollection: "c", metadata: nil)
+            try t.setObject([2], forKey: "a", inCollection: "c", metadata: [9])
+            try t.setObject([3], forKey: "b", inCollection: "c", metadata: nil)
+        }
+        let a = try XCTUnwrap(rowid("a", connection))
+        XCTAssertEqual(try rowid("b", connection), a + 1)
+        // And across transactions: the last set inserted "b".
+        try connection.readWrite { t in
+            try t.setObject([4], forKey: "a", inCollection: "c", metadata: nil)
+            try t.setObject([5], forKey: "d", inCollection: "c", metadata: nil)
+            try t.setObject([6], forKey: "b", inCollection: "c", metadata: nil)
+        }
+        try connection.read { t in
+            XCTAssertEqual(try t.rowid(forKey: "a", inCollection: "c"), a)
+            XCTAssertEqual(try t.row(forKey: "a", inCollection: "c")?.object, [4])
+            XCTAssertNil(try t.metadata(forKey: "a", inCollection: "c"))
+            XCTAssertEqual(try t.rowid(forKey: "b", inCollection: "c"), a + 1)
+            XCTAssertEqual(try t.object(forKey: "b", inCollection: "c"), [6])
+            XCTAssertEqual(try t.rowid(forKey: "d", inCollection: "c"), a + 2)
+            XCTAssertEqual(try t.countAll(), 3)
+        }
+    }
+
     func storedLargestRowid() throws -> Int64 {
         let handle = try SQLiteHandle(path: path)
         defer { handle.close() }

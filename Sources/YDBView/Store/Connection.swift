@@ -29,6 +29,9 @@ public final class Connection: @unchecked Sendable {
     /// The rows this connection's read transactions read through views
     /// lately (the internal connection keeps none).
     let rowCache: RowCache
+    /// Whether this connection's last `setObject` inserted a row (rather
+    /// than replacing one): the next one tries that first.
+    var lastSetInserted = false
     /// While in a long-lived read transaction: the frozen state.
     private var longLivedState: PublishedState?
     private var lastSnapshot: UInt64

@@ -198,28 +198,34 @@ struct RowTable {
     private static let rowidTaken = SQLITE_CONSTRAINT | (6 << 8)
 
     /// Inserts a row with the row id after `largest`, the largest ever used
-    /// (ids are never reused, `Schema.migrateToVersion4`), and returns it.
+    /// (ids are never reused, `Schema.migrateToVersion4`), and returns it;
+    /// returns nil, writing nothing, when (collection, key) has a row
+    /// already. (So a caller that expects a new row makes one probe of the
+    /// key's index, not a lookup and then the insert's own check.)
     /// When another program inserted rows meanwhile and took that id, the
     /// row gets the id after the table's largest instead.
-    func insert(_ key: String, _ collection: String, object: [UInt8], metadata: [UInt8]?,
-                after largest: Int64) throws -> Int64 {
-        let insert = try handle.statement(
-            "INSERT INTO ydb_rows (rowid, collection, key, object, metadata) VALUES (?5, ?1, ?2, ?3, ?4)")
+    func insertUnlessPresent(_ key: String, _ collection: String, object: [UInt8], metadata: [UInt8]?,
+                             after largest: Int64) throws -> Int64? {
+        let insert = try handle.statement("""
+            INSERT INTO ydb_rows (rowid, collection, key, object, metadata) VALUES (?5, ?1, ?2, ?3, ?4)
+                ON CONFLICT (collection, key) DO NOTHING
+            """)
         insert.bind(1, collection)
         insert.bind(2, key)
         insert.bind(3, object)
         insert.bind(4, metadata)
-        insert.bind(5, largest + 1)
+        var rowid = largest + 1
+        insert.bind(5, rowid)
         do {
             try insert.run()
-            return largest + 1
         } catch let error as YDBError where error.sqliteCode == Self.rowidTaken {
             let taken = try reader.largestRowid()
             guard taken > largest else { throw error }
-            insert.bind(5, taken + 1)
+            rowid = taken + 1
+            insert.bind(5, rowid)
             try insert.run()
-            return taken + 1
         }
+        return handle.changes == 1 ? rowid : nil
     }
 
     /// Replaces the object and metadata of the row at (collection, key) and
