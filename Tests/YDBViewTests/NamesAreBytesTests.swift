@@ -52,6 +52,26 @@ final class NamesAreBytesTests: XCTestCase {
         }
     }
 
+    func testNamesAndRowKeysOrderAsTheirBytes() {
+        // Prefixes, equal prefixes of different lengths, bytes above 0x7F
+        // (which a signed comparison would put first), and equivalent spellings.
+        let names = ["", "a", "ab", "abc", "b", "\u{7F}", "\u{80}", "\u{FF}", "\u{100}", "\u{FFFF}",
+                     "\u{10000}", "z\u{E9}", "ze\u{301}"] + Self.alphabet
+        for left in names {
+            for right in names {
+                let expected = Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))
+                XCTAssertEqual(Name(left) < Name(right), expected, "\(Array(left.utf8)) < \(Array(right.utf8))")
+                // A name cut from a longer string is not stored on its own.
+                let cut = String("x\(left)".dropFirst())
+                XCTAssertEqual(Name(cut) < Name(right), expected)
+                let rowKeys = (RowKey(collection: "c", key: left), RowKey(collection: "c", key: right))
+                XCTAssertEqual(rowKeys.0 < rowKeys.1, expected)
+                XCTAssertEqual(RowKey(collection: left, key: "b") < RowKey(collection: right, key: "a"),
+                               Array(left.utf8) == Array(right.utf8) ? false : expected)
+            }
+        }
+    }
+
     func testRandomOperationsWithEquivalentNamesMatchAByteExactModel() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-names-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

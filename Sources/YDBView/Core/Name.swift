@@ -21,9 +21,7 @@ struct Name: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     static func == (lhs: Name, rhs: Name) -> Bool { bytesEqual(lhs.value, rhs.value) }
 
-    static func < (lhs: Name, rhs: Name) -> Bool {
-        lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8)
-    }
+    static func < (lhs: Name, rhs: Name) -> Bool { bytesPrecede(lhs.value, rhs.value) }
 
     func hash(into hasher: inout Hasher) { hashBytes(value, into: &hasher) }
 
@@ -45,6 +43,24 @@ func bytesEqual(_ lhs: String, _ rhs: String) -> Bool {
     }
     if let compared = compared ?? nil { return compared }
     return lhs.utf8.elementsEqual(rhs.utf8)
+}
+
+/// Whether `lhs`'s bytes order before `rhs`'s (a shorter prefix first).
+@inline(__always)
+func bytesPrecede(_ lhs: String, _ rhs: String) -> Bool {
+    // One memcmp for native strings, as in `bytesEqual`: the generic
+    // lexicographic comparison of the views was a few hundred
+    // instructions per name, and a commit compares names on every tree
+    // lookup of a group or view.
+    let ordered = lhs.utf8.withContiguousStorageIfAvailable { a in
+        rhs.utf8.withContiguousStorageIfAvailable { b in
+            let common = min(a.count, b.count)
+            let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+            return order != 0 ? order < 0 : a.count < b.count
+        }
+    }
+    if let ordered = ordered ?? nil { return ordered }
+    return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
 }
 
 /// Feeds a string's UTF-8 bytes to `hasher` (one call when they are contiguous).

@@ -17,8 +17,8 @@ public struct RowKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// By collection, then key, each as UTF-8 bytes (SQLite's BINARY order).
     public static func < (lhs: RowKey, rhs: RowKey) -> Bool {
         bytesEqual(lhs.collection, rhs.collection)
-            ? lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
-            : lhs.collection.utf8.lexicographicallyPrecedes(rhs.collection.utf8)
+            ? bytesPrecede(lhs.key, rhs.key)
+            : bytesPrecede(lhs.collection, rhs.collection)
     }
     public var description: String { "\(collection)/\(key)" }
 }
