@@ -42,14 +42,27 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
     /// One handle per running transaction, lent again for each call: sorting
     /// callbacks run O(n log n) times during a population.
     static func lend<T>(_ running: ReadTransaction, _ body: (ReadTransaction) throws -> T) rethrows -> T {
-        let handle = running.connection.lock.withLock { () -> CallbackTransaction in
+        let handle = borrow(running)
+        defer { handle.giveBack() }
+        return try body(handle)
+    }
+
+    /// `lend` in two halves, for the view callbacks, which run for every row
+    /// written and every comparison: calling the body between them directly,
+    /// instead of in a closure, copies no row and no group name into a
+    /// closure's context (about a tenth of a population's instructions).
+    /// Every `borrow` is followed by one `giveBack`, also when the body throws.
+    static func borrow(_ running: ReadTransaction) -> CallbackTransaction {
+        running.connection.lock.withLock { () -> CallbackTransaction in
             let handle = running.lentHandle ?? CallbackTransaction(running: running)
             running.lentHandle = handle
             handle.calls += 1
             return handle
         }
-        defer { running.connection.lock.withLock { handle.calls -= 1 } }
-        return try body(handle)
+    }
+
+    func giveBack() {
+        connection.lock.withLock { calls -= 1 }
     }
 
     private func checkLive() throws {

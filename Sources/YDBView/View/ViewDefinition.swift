@@ -114,7 +114,11 @@ public struct ViewGrouping: Sendable {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = true
-        run = { running, row in try CallbackTransaction.lend(running) { try body($0, row) } }
+        run = { running, row in
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try body(lent, row)
+        }
     }
 }
 
@@ -181,14 +185,18 @@ public struct ViewSorting: Sendable {
     /// A comparator that also reads the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator) {
         self.init(flavour, options, reads: true, .comparator { running, group, a, b in
-            try CallbackTransaction.lend(running) { try body($0, group, a, b) }
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try body(lent, group, a, b)
         })
     }
 
     /// The sort-key form, reading the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction) {
         self.init(flavour, options, reads: true, .key { running, group, row in
-            try CallbackTransaction.lend(running) { try key($0, group, row) }
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try key(lent, group, row)
         })
     }
 
@@ -238,7 +246,11 @@ public struct ViewFind {
     public init(flavour: ViewFlavour, _ body: @escaping (ReadTransaction, ViewRow) throws -> ViewOrder) {
         self.flavour = flavour
         readsTransaction = true
-        run = { running, row in try CallbackTransaction.lend(running) { try body($0, row) } }
+        run = { running, row in
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try body(lent, row)
+        }
     }
 }
 

@@ -166,28 +166,35 @@ enum ViewStorage {
                 insert = try handle.statement(Self.statementText)
                 statement = insert
             }
+            // The rows are read in place, by index: `for row in pending`
+            // copied each one (its group name and key retained and released).
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(pending.reduce(0) { $0 + $1.group.utf8.count + ($1.sortKey?.count ?? 0) })
+            var total = 0
+            for index in pending.indices {
+                total += pending[index].group.utf8.count + (pending[index].sortKey?.count ?? 0)
+            }
+            bytes.reserveCapacity(total)
             var spans: [(group: Range<Int>, key: Range<Int>?)] = []
             spans.reserveCapacity(pending.count)
-            for row in pending {
+            for index in pending.indices {
                 let groupStart = bytes.count
-                bytes.append(contentsOf: row.group.utf8)
+                bytes.append(contentsOf: pending[index].group.utf8)
                 let groupSpan = groupStart ..< bytes.count
-                let keySpan = row.sortKey.map { key -> Range<Int> in
+                var keySpan: Range<Int>?
+                if pending[index].sortKey != nil {
                     let start = bytes.count
-                    key.withUnsafeBytes { bytes.append(contentsOf: $0) }
-                    return start ..< bytes.count
+                    pending[index].sortKey!.withUnsafeBytes { bytes.append(contentsOf: $0) }
+                    keySpan = start ..< bytes.count
                 }
                 spans.append((groupSpan, keySpan))
             }
             try bytes.withUnsafeBytes { buffer in
-                for (index, row) in pending.enumerated() {
+                for index in pending.indices {
                     let first = Int32(index * 5)
                     insert.bind(first + 1, id)
-                    insert.bind(first + 2, row.rowid)
+                    insert.bind(first + 2, pending[index].rowid)
                     insert.bindInPlace(first + 3, text: UnsafeRawBufferPointer(rebasing: buffer[spans[index].group]))
-                    insert.bind(first + 4, row.label)
+                    insert.bind(first + 4, pending[index].label)
                     if let key = spans[index].key {
                         insert.bindInPlace(first + 5, blob: UnsafeRawBufferPointer(rebasing: buffer[key]))
                     } else {
