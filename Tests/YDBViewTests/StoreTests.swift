@@ -167,12 +167,16 @@ final class RowIdTests: FileDatabaseTestCase {
         try connection.read { try $0.rowid(forKey: key, inCollection: "c") }
     }
 
+    func remove(_ key: String, on connection: Connection) throws {
+        try connection.readWrite { try $0.removeObject(forKey: key, inCollection: "c") }
+    }
+
     func testRemovingTheLargestIdsNeverLetsANewRowTakeThem() throws {
         var database = try Database(path: path)
         var connection = try database.newConnection()
         try set(["a", "b", "c"], on: connection)
         let c = try XCTUnwrap(rowid("c", connection))
-        try connection.readWrite { try $0.removeObject(forKey: "c", inCollection: "c") }
+        try remove("c", on: connection)
         try set(["d"], on: connection)
         let d = try XCTUnwrap(rowid("d", connection))
         XCTAssertGreaterThan(d, c)
@@ -244,17 +248,17 @@ final class RowIdTests: FileDatabaseTestCase {
         try set(["a", "b", "c"], on: connection)
         let c = try XCTUnwrap(rowid("c", connection))
         // The table still holds the largest id: nothing to store.
-        try connection.readWrite { try $0.removeObject(forKey: "a", inCollection: "c") }
+        try remove("a", on: connection)
         XCTAssertEqual(try storedLargestRowid(), 0)
-        try connection.readWrite { try $0.removeObject(forKey: "c", inCollection: "c") }
+        try remove("c", on: connection)
         XCTAssertEqual(try storedLargestRowid(), c)
         // Stored already: removing another row stores nothing new.
         try set(["d"], on: connection)
         let d = try XCTUnwrap(rowid("d", connection))
-        try connection.readWrite { try $0.removeObject(forKey: "b", inCollection: "c") }
+        try remove("b", on: connection)
         XCTAssertEqual(try storedLargestRowid(), c)
         // Removing the row with the largest id stores it again.
-        try connection.readWrite { try $0.removeObject(forKey: "d", inCollection: "c") }
+        try remove("d", on: connection)
         XCTAssertEqual(try storedLargestRowid(), d)
         connection.close()
         database.close()
