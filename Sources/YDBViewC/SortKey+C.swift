@@ -1,5 +1,10 @@
 // ydb_sort_key_*: building a row's sort key inside a sort_key callback.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import YDBView
 
 /// The key one sort_key callback is building (`ydb_sort_key`). Its handle is
@@ -67,7 +72,27 @@ public func ydb_sort_key_append_double(_ handle: OpaquePointer?, _ value: Double
 @_cdecl("ydb_sort_key_append_text")
 public func ydb_sort_key_append_text(_ handle: OpaquePointer?, _ text: UnsafePointer<CChar>?,
                                      _ descending: Int32) -> Int32 {
-    append(handle) { $0.append(try string(text, "text"), descending: descending != 0) }
+    // The bytes are checked and appended where they are: making a String
+    // of them first was most of the cost of a call, which a population
+    // makes once per row or more.
+    append(handle) { key in
+        guard let text else { throw YDBError(.invalidArgument, "text is NULL") }
+        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+        guard isValidUTF8(bytes) else { throw YDBError(.invalidArgument, "text is not valid UTF-8") }
+        key.append(utf8: bytes, descending: descending != 0)
+    }
+}
+
+/// Whether `bytes` are UTF-8 (all ASCII, checked a word at a time, or what
+/// the standard library accepts).
+private func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 0
+    while index + 8 <= bytes.count {
+        if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+        index += 8
+    }
+    while index < bytes.count, bytes[index] < 0x80 { index += 1 }
+    return index == bytes.count || String(validating: bytes, as: UTF8.self) != nil
 }
 
 @_cdecl("ydb_sort_key_append_blob")

@@ -140,6 +140,13 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         append(escaping: value.utf8, descending)
     }
 
+    /// Text given as its UTF-8 bytes, which the caller has checked: the
+    /// same encoding as `append(_: String)` (for the C layer, which appends
+    /// a C string in place).
+    package mutating func append(utf8 value: UnsafeRawBufferPointer, descending: Bool = false) {
+        append(escaping: value, descending)
+    }
+
     /// A byte string, ordered like text.
     public mutating func append(bytes value: [UInt8], descending: Bool = false) {
         append(escaping: value, descending)

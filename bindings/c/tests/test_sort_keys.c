@@ -184,6 +184,7 @@ static int key_from_object(void *ctx, ydb_txn *txn, const char *group, const ydb
     case 't': return ydb_sort_key_append_text(key, object + 1, 0);
     case 'T': return ydb_sort_key_append_text(key, object + 1, 1);
     case 'x': return ydb_sort_key_append_text(key, "\xff\xfe", 0);  /* invalid UTF-8 */
+    case 'y': return ydb_sort_key_append_text(key, "abcdefghi\xc0\xaf", 0);  /* overlong, after a word of ASCII */
     default: return 1;
     }
 }
@@ -228,14 +229,15 @@ static void test_encodings_keep_value_order(void) {
     static const size_t descending_order[] = {0, 2, 1};
     static const char *doubles[] = {"d2.5", "d-inf", "d-0.0", "d-1e300", "dnan", "d1e-300"};
     static const size_t double_order[] = {1, 3, 2, 5, 0, 4};
-    static const char *texts[] = {"tb", "ta", "t", "tab", "t\xc3\xa9"};
-    static const size_t text_order[] = {2, 1, 3, 0, 4};
+    /* Longer than 8 bytes too: ASCII is checked a word at a time. */
+    static const char *texts[] = {"tb", "ta", "t", "tab", "t\xc3\xa9", "tabcdefghij", "tabcdefgh\xc3\xa9"};
+    static const size_t text_order[] = {2, 1, 3, 5, 6, 0, 4};
     static const char *reversed[] = {"Tb", "Ta", "T", "Tab"};
     static const size_t reversed_order[] = {0, 3, 1, 2};
     check_order(ints, 5, int_order);
     check_order(descending, 3, descending_order);
     check_order(doubles, 6, double_order);
-    check_order(texts, 5, text_order);
+    check_order(texts, 7, text_order);
     check_order(reversed, 4, reversed_order);
 }
 
@@ -266,6 +268,7 @@ static void test_misuse(void) {
     CHECK_RC(ydb_sort_key_append_raw((ydb_sort_key *)(uintptr_t)0x1234560, "a", 1), YDB_MISUSE);
     /* Invalid UTF-8 text fails the callback and the write. */
     CHECK_RC(set_row(conn, "c", "k2", "x"), YDB_CALLBACK_FAILED);
+    CHECK_RC(set_row(conn, "c", "k2", "y"), YDB_CALLBACK_FAILED);
     CHECK_RC(set_row(conn, "c", "k3", "?"), YDB_CALLBACK_FAILED);
     CHECK(group_count(conn, "v", "g") == 1);
     ydb_connection_close(conn);
