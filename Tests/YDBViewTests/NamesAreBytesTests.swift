@@ -61,7 +61,7 @@ final class NamesAreBytesTests: XCTestCase {
             for right in names {
                 let expected = Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))
                 XCTAssertEqual(Name(left) < Name(right), expected, "\(Array(left.utf8)) < \(Array(right.utf8))")
-                // A name cut from a longer string is not stored on its own.
+                // Also for a name made from part of a longer string.
                 let cut = String("x\(left)".dropFirst())
                 XCTAssertEqual(Name(cut) < Name(right), expected)
                 let rowKeys = (RowKey(collection: "c", key: left), RowKey(collection: "c", key: right))

@@ -31,36 +31,42 @@ struct Name: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// Whether two strings are the same bytes (not merely canonically equivalent).
 @inline(__always)
 func bytesEqual(_ lhs: String, _ rhs: String) -> Bool {
-    let count = lhs.utf8.count
-    guard count == rhs.utf8.count else { return false }
-    // Native strings (all the engine makes) hold their UTF-8 contiguously:
-    // one memcmp, where comparing the views element by element cost
-    // several hundred instructions for a short name.
-    let compared = lhs.utf8.withContiguousStorageIfAvailable { a in
-        rhs.utf8.withContiguousStorageIfAvailable { b in
-            count == 0 || memcmp(a.baseAddress!, b.baseAddress!, count) == 0
-        }
-    }
-    if let compared = compared ?? nil { return compared }
+    guard lhs.utf8.count == rhs.utf8.count else { return false }
+    if let equal = withUTF8(lhs, rhs, { compareBytes($0, $1) == 0 }) { return equal }
     return lhs.utf8.elementsEqual(rhs.utf8)
 }
 
-/// Whether `lhs`'s bytes order before `rhs`'s (a shorter prefix first).
+/// Whether `lhs`'s bytes order before `rhs`'s (a shorter prefix first):
+/// SQLite's BINARY order, and Unicode scalar order.
 @inline(__always)
-func bytesPrecede(_ lhs: String, _ rhs: String) -> Bool {
-    // One memcmp for native strings, as in `bytesEqual`: the generic
-    // lexicographic comparison of the views was a few hundred
-    // instructions per name, and a commit compares names on every tree
-    // lookup of a group or view.
-    let ordered = lhs.utf8.withContiguousStorageIfAvailable { a in
-        rhs.utf8.withContiguousStorageIfAvailable { b in
-            let common = min(a.count, b.count)
-            let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-            return order != 0 ? order < 0 : a.count < b.count
-        }
-    }
-    if let ordered = ordered ?? nil { return ordered }
+package func bytesPrecede(_ lhs: String, _ rhs: String) -> Bool {
+    if let ordered = withUTF8(lhs, rhs, { compareBytes($0, $1) < 0 }) { return ordered }
     return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+}
+
+/// `body` over both strings' UTF-8 where it is, or nil when either is not
+/// stored contiguously (never for a string the engine made). Comparing the
+/// views element by element instead cost several hundred instructions for
+/// a short name, and a commit compares names on every lookup of a group
+/// or a view.
+@inline(__always)
+private func withUTF8<T>(_ lhs: String, _ rhs: String,
+                         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> T) -> T? {
+    lhs.utf8.withContiguousStorageIfAvailable { a in
+        rhs.utf8.withContiguousStorageIfAvailable { b in body(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) }
+    } ?? nil
+}
+
+/// memcmp order of two byte strings, a prefix before what it begins:
+/// negative, zero or positive.
+@inline(__always)
+func compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let common = min(a.count, b.count)
+    if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+        let order = memcmp(x, y, common)
+        if order != 0 { return Int(order) }
+    }
+    return a.count - b.count
 }
 
 /// Feeds a string's UTF-8 bytes to `hasher` (one call when they are contiguous).

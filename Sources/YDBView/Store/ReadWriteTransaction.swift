@@ -225,37 +225,33 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try validateName(key, "key")
             try validateName(collection, "collection")
             let rowKey = RowKey(collection: collection, key: key)
+            let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
             let database = connection.database
+            func insert() throws -> Int64? {
+                try table.insertUnlessPresent(key, collection, object: object, metadata: metadata,
+                                              after: database.largestRowid)
+            }
             // Try first what the connection's last set did: a loop of new
             // rows then finds no row to update before each insert, and a
             // loop of updates tries no insert.
-            var inserted: Int64?
-            if connection.lastSetInserted {
-                inserted = try table.insertUnlessPresent(key, collection, object: object, metadata: metadata,
-                                                         after: database.largestRowid)
-            }
+            var inserted = connection.lastSetInserted ? try insert() : nil
             if inserted == nil,
                let rowid = try table.update(key: key, collection: collection, object: object, metadata: metadata) {
                 connection.lastSetInserted = false
                 record([.objectChanged, .metadataChanged], rowKey, rowid)
-                let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
                 try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
-            } else {
-                if inserted == nil {
-                    inserted = try table.insertUnlessPresent(key, collection, object: object, metadata: metadata,
-                                                             after: database.largestRowid)
-                }
-                guard let rowid = inserted else {
-                    throw YDBError(.corrupt, "row \(collection)/\(key) is neither present nor insertable")
-                }
-                connection.lastSetInserted = true
-                // Kept even if the transaction rolls back: an id is never
-                // handed out twice.
-                database.largestRowid = rowid
-                record([.objectChanged, .metadataChanged], rowKey, rowid)
-                let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
-                try forEachView { try $0.rowInserted(rowid, row, viewContext) }
+                return
             }
+            if inserted == nil { inserted = try insert() }
+            guard let rowid = inserted else {
+                throw YDBError(.corrupt, "row \(collection)/\(key) is neither present nor insertable")
+            }
+            connection.lastSetInserted = true
+            // Kept even if the transaction rolls back: an id is never
+            // handed out twice.
+            database.largestRowid = rowid
+            record([.objectChanged, .metadataChanged], rowKey, rowid)
+            try forEachView { try $0.rowInserted(rowid, row, viewContext) }
         }
     }
 

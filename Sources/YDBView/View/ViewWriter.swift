@@ -184,7 +184,7 @@ final class ViewWriter {
         for position in groups.indices {
             var rows = SortedRows.compared([])
             swap(&rows, &groups[position].1)
-            let name = GroupName(value: groups[position].0.value), group = UInt32(position)
+            let name = groups[position].0, group = UInt32(position)
             // The trees are built from the sorted rows as they are read, with
             // no array of their elements in between.
             if case .keyed(let keyed) = rows {
