@@ -22,6 +22,7 @@ final class CountedTreeTests: XCTestCase {
                     }
                 }
                 XCTAssertNil(tree.checkInvariants(), "seed \(seed) size \(size)")
+                XCTAssertNil(tree.lastValuesViolation(), "seed \(seed) size \(size)")
                 XCTAssertEqual(tree.count, model.count)
                 for (index, key) in model.enumerated() {
                     XCTAssertEqual(tree.element(at: index)?.key, key)
@@ -46,6 +47,33 @@ final class CountedTreeTests: XCTestCase {
                 XCTAssertEqual(visited, Array(model.dropFirst().prefix(4).reversed()))
             }
         }
+    }
+
+    /// Nodes keep the last value below them for `firstIndex` (values that
+    /// are plain data): changing a value in place, the last ones included,
+    /// keeps every node's copy right, and the search then finds boundaries
+    /// by the new values.
+    func testKeptLastValuesFollowChangesInPlace() {
+        var random = SeededGenerator(seed: 7)
+        var tree = CountedTree<Int, Int>(sorted: (0 ..< 300).map { ($0, $0 * 10) }, capacity: 4)
+        var model = (0 ..< 300).map { $0 * 10 }
+        XCTAssertTrue(tree.tracksLast)
+        XCTAssertFalse(CountedTree<Int, CountedTree<Int, Int>>().tracksLast)
+        let snapshot = tree
+        for step in 0 ..< 600 {
+            // Values stay increasing: each moves within its neighbours' room.
+            let key = step % 3 == 0 ? Int.random(in: 0 ..< 300, using: &random) : [299, 298, 255, 127][step % 4]
+            let low = key == 0 ? -5 : model[key - 1] + 1, high = key == 299 ? model[key] + 50 : model[key + 1] - 1
+            guard low <= high else { continue }
+            let value = Int.random(in: low ... high, using: &random)
+            if step % 2 == 0 { tree.updateValue(value, for: key) } else { tree.modifyValue(for: key) { $0 = value } }
+            model[key] = value
+            XCTAssertNil(tree.lastValuesViolation(), "step \(step)")
+            let boundary = model[Int.random(in: 0 ..< 300, using: &random)]
+            XCTAssertEqual(tree.firstIndex { $0 > boundary }, model.firstIndex { $0 > boundary } ?? 300)
+        }
+        XCTAssertNil(snapshot.lastValuesViolation())
+        XCTAssertEqual(snapshot.firstIndex { $0 > 2985 }, 299)
     }
 
     /// A copy keeps its contents while the original is mutated (persistence).

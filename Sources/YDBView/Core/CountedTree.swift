@@ -26,21 +26,29 @@ struct CountedTree<Key: Comparable, Value> {
         /// Internal only: element count below each child.
         @exclusivity(unchecked) var counts: [Int]
         @exclusivity(unchecked) var total: Int
+        /// The value of the last element below, in a tree whose values are
+        /// plain data (`PlainTreeValue`; nil in others): `firstIndex` reads
+        /// it in the child it probes instead of walking down to that
+        /// child's last leaf, a chain of cache misses per probe.
+        @exclusivity(unchecked) var last: Value?
 
-        init(keys: [Key], values: [Value]) {
+        /// `tracking`: the tree keeps last values (`CountedTree.tracksLast`).
+        init(keys: [Key], values: [Value], tracking: Bool) {
             self.keys = keys
             self.values = values
             self.children = []
             self.counts = []
             self.total = keys.count
+            if tracking { last = values.last }
         }
 
-        init(children: [Node]) {
+        init(children: [Node], tracking: Bool) {
             self.keys = children.map { $0.keys.last! }
             self.values = []
             self.children = children
             self.counts = children.map(\.total)
             self.total = counts.reduce(0, +)
+            if tracking { last = children.last?.last }
         }
 
         private init(copying other: Node) {
@@ -49,6 +57,13 @@ struct CountedTree<Key: Comparable, Value> {
             children = other.children
             counts = other.counts
             total = other.total
+            last = other.last
+        }
+
+        /// Sets `last` again after the node's elements (or its last
+        /// child's) changed; only in a tree that keeps last values.
+        func refreshLast() {
+            last = isLeaf ? values.last : children.last?.last
         }
 
         var isLeaf: Bool { children.isEmpty }
@@ -71,9 +86,16 @@ struct CountedTree<Key: Comparable, Value> {
     /// exercise splits and merges with few elements.
     let capacity: Int
 
+    /// Whether nodes keep their last value (`Node.last`). Only plain
+    /// values: a kept copy of a nested tree would share that tree's nodes,
+    /// and every change to it would then copy them. Stored: the check is a
+    /// dynamic cast, which per node changed was 2% of a commit.
+    let tracksLast: Bool
+
     init(capacity: Int = Tuning.treeCapacity) {
         precondition(capacity >= 4)
         self.capacity = capacity
+        tracksLast = Value.self is PlainTreeValue.Type
     }
 
     /// Builds a tree from elements already sorted by strictly increasing key, in O(n).
@@ -88,15 +110,15 @@ struct CountedTree<Key: Comparable, Value> {
             keys.append(key)
             values.append(value)
             if keys.count == fill {
-                level.append(Node(keys: keys, values: values))
+                level.append(Node(keys: keys, values: values, tracking: tracksLast))
                 keys.removeAll(keepingCapacity: true)
                 values.removeAll(keepingCapacity: true)
             }
         }
-        if !keys.isEmpty { level.append(Node(keys: keys, values: values)) }
+        if !keys.isEmpty { level.append(Node(keys: keys, values: values, tracking: tracksLast)) }
         while level.count > 1 {
             level = stride(from: 0, to: level.count, by: fill).map {
-                Node(children: Array(level[$0 ..< Swift.min($0 + fill, level.count)]))
+                Node(children: Array(level[$0 ..< Swift.min($0 + fill, level.count)]), tracking: tracksLast)
             }
         }
         root = level.first
@@ -165,7 +187,8 @@ struct CountedTree<Key: Comparable, Value> {
             var low = 0, high = node.children.count - 1
             while low < high {
                 let mid = (low + high) / 2
-                if try isAfter(Self.lastValue(below: node.children[mid])) { high = mid } else { low = mid + 1 }
+                let child = node.children[mid]
+                if try isAfter(child.last ?? Self.lastValue(below: child)) { high = mid } else { low = mid + 1 }
             }
             for child in 0 ..< low { offset += node.counts[child] }
             node = node.children[low]
@@ -225,12 +248,12 @@ struct CountedTree<Key: Comparable, Value> {
     /// Inserts a new element; the key must not be present yet.
     mutating func insert(_ key: Key, _ value: Value) {
         guard root != nil else {
-            root = Node(keys: [key], values: [value])
+            root = Node(keys: [key], values: [value], tracking: tracksLast)
             return
         }
         if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
         if let right = insert(key, value, into: root!) {
-            root = Node(children: [root!, right])
+            root = Node(children: [root!, right], tracking: tracksLast)
         }
     }
 
@@ -241,6 +264,7 @@ struct CountedTree<Key: Comparable, Value> {
             let slot = node.slot(for: key)
             node.keys.insert(key, at: slot)
             node.values.insert(value, at: slot)
+            if tracksLast, slot == node.values.count - 1 { node.refreshLast() }
         } else {
             let slot = node.slot(for: key)
             if !isKnownUniquelyReferenced(&node.children[slot]) {
@@ -254,6 +278,7 @@ struct CountedTree<Key: Comparable, Value> {
             }
             node.counts[slot] = child.total
             node.keys[slot] = child.keys.last!
+            if tracksLast { node.refreshLast() }
         }
         return node.keys.count > capacity ? split(node) : nil
     }
@@ -263,17 +288,18 @@ struct CountedTree<Key: Comparable, Value> {
         let half = node.keys.count / 2
         let right: Node
         if node.isLeaf {
-            right = Node(keys: Array(node.keys[half...]), values: Array(node.values[half...]))
+            right = Node(keys: Array(node.keys[half...]), values: Array(node.values[half...]), tracking: tracksLast)
             node.keys.removeSubrange(half...)
             node.values.removeSubrange(half...)
             node.total = node.keys.count
         } else {
-            right = Node(children: Array(node.children[half...]))
+            right = Node(children: Array(node.children[half...]), tracking: tracksLast)
             node.children.removeSubrange(half...)
             node.counts.removeSubrange(half...)
             node.keys.removeSubrange(half...)
             node.total = node.counts.reduce(0, +)
         }
+        if tracksLast { node.refreshLast() }
         return right
     }
 
@@ -297,7 +323,9 @@ struct CountedTree<Key: Comparable, Value> {
         let slot = node.slot(for: key)
         if node.isLeaf {
             node.keys.remove(at: slot)
-            return node.values.remove(at: slot)
+            let removed = node.values.remove(at: slot)
+            if tracksLast, slot == node.values.count { node.refreshLast() }
+            return removed
         }
         if !isKnownUniquelyReferenced(&node.children[slot]) {
             node.children[slot] = node.children[slot].copy()
@@ -313,6 +341,7 @@ struct CountedTree<Key: Comparable, Value> {
             node.keys[slot] = child.keys.last!
             mergeIfSparse(node, at: slot)
         }
+        if tracksLast { node.refreshLast() }
         return removed
     }
 
@@ -338,6 +367,7 @@ struct CountedTree<Key: Comparable, Value> {
         node.keys.remove(at: right)
         node.counts[left] = into.total
         node.keys[left] = into.keys.last!
+        if tracksLast { into.refreshLast() }
     }
 
     /// Replaces the value stored under an existing key (no-op when absent).
@@ -361,7 +391,17 @@ struct CountedTree<Key: Comparable, Value> {
             }
             node = node.children[slot]
         }
-        return try body(&node.values[node.slot(for: key)])
+        let slot = node.slot(for: key)
+        let result = try body(&node.values[slot])
+        if tracksLast, slot == node.values.count - 1 { Self.refreshLasts(along: key, from: root!) }
+        return result
+    }
+
+    /// A leaf's last value changed: so did the kept last value of every
+    /// node on the path to it (bottom up), in the rare case it ends them.
+    private static func refreshLasts(along key: Key, from node: Node) {
+        if !node.isLeaf { refreshLasts(along: key, from: node.children[node.slot(for: key)]) }
+        node.refreshLast()
     }
 }
 
@@ -398,5 +438,27 @@ extension CountedTree {
         }
         var leafDepth: Int?
         return check(root, depth: 0, leafDepth: &leafDepth)
+    }
+}
+
+/// Values a `CountedTree` may keep copies of in its nodes (`Node.last`):
+/// plain data, not trees of their own.
+protocol PlainTreeValue {}
+
+extension Int: PlainTreeValue {}
+extension Int64: PlainTreeValue {}
+
+extension CountedTree where Value: Equatable {
+    /// Whether every node's kept last value is the last value below it
+    /// (nil when there is none, or the tree keeps none); used by tests.
+    func lastValuesViolation() -> String? {
+        guard tracksLast, let root else { return nil }
+        func check(_ node: Node) -> String? {
+            let expected = node.isLeaf ? node.values.last : Self.lastValue(below: node)
+            if node.last != expected { return "a node keeps a stale last value" }
+            for child in node.children { if let problem = check(child) { return problem } }
+            return nil
+        }
+        return check(root)
     }
 }

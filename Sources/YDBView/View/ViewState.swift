@@ -290,7 +290,10 @@ extension ViewState {
         var problem: String?
         groups.forEach { name, tree in
             if tree.isEmpty { problem = "group \(name) is empty"; return false }
-            if let broken = tree.checkInvariants() { problem = "group \(name): \(broken)"; return false }
+            if let broken = tree.checkInvariants() ?? tree.lastValuesViolation() {
+                problem = "group \(name): \(broken)"
+                return false
+            }
             rows += tree.count
             return true
         }
@@ -316,7 +319,10 @@ extension ViewState {
             // Every key belongs to a row: the key trees are as large as their groups.
             var keys = 0
             groupKeys.forEach { name, tree in
-                if let broken = tree.checkInvariants() { problem = "keys of \(name): \(broken)"; return false }
+                if let broken = tree.checkInvariants() ?? tree.lastValuesViolation() {
+                    problem = "keys of \(name): \(broken)"
+                    return false
+                }
                 if tree.count != group(name.value)?.count {
                     problem = "group \(name) has \(tree.count) keys for \(group(name.value)?.count ?? 0) rows"
                     return false
