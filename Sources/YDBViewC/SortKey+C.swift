@@ -7,28 +7,31 @@ import Musl
 #endif
 import YDBView
 
-/// The key one sort_key callback is building (`ydb_sort_key`). Its handle is
-/// a number matched against the call running on the calling thread, not a
-/// registry entry: a population calls back once per row and appends a few
-/// values each time, and a registry lookup (a lock and a dictionary) per
-/// append would cost more than the rest of the call. A handle kept past its
-/// callback, or used on another thread, matches nothing: YDB_MISUSE.
-final class SortKeyCall {
-    let token: UInt
+/// The key one sort_key callback is building (`ydb_sort_key`), kept in its
+/// thread's state (`LastError.sortKeyCall`): a population calls back once
+/// per row, and an object per call (allocated, retained, freed) cost more
+/// than the appends. Its handle is a number matched against the call
+/// running on the calling thread, not a registry entry: a registry lookup
+/// (a lock and a dictionary) per append would cost more again. A handle
+/// kept past its callback, or used on another thread, matches nothing:
+/// YDB_MISUSE.
+struct SortKeyCall {
+    /// 0 while no sort_key callback runs on the thread.
+    var token: UInt = 0
     var key = SortKey()
     var failure: String?
 
-    init(token: UInt) { self.token = token }
-
-    /// Runs `body` with a fresh call as the thread's current one; returns
-    /// the key built, the first refused append (if any) and body's status.
+    /// Runs `body` with a fresh call as the thread's current one (the
+    /// outer one, if a callback runs inside another, is put back after);
+    /// returns the key built, the first refused append (if any) and
+    /// body's status.
     static func run(_ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
         let thread = currentLastError(create: true)!
-        let call = SortKeyCall(token: thread.nextCallToken(sortKeyTag))
         let outer = thread.sortKeyCall
-        thread.sortKeyCall = call
-        defer { thread.sortKeyCall = outer }
-        let status = body(OpaquePointer(bitPattern: call.token))
+        thread.sortKeyCall = SortKeyCall(token: thread.nextCallToken(sortKeyTag))
+        let status = body(OpaquePointer(bitPattern: thread.sortKeyCall.token))
+        let call = thread.sortKeyCall
+        thread.sortKeyCall = outer
         return (call.key, call.failure, status)
     }
 }
@@ -36,24 +39,24 @@ final class SortKeyCall {
 /// The high bits of every sort key token (see `LastError.nextCallToken`).
 let sortKeyTag: UInt = 0x5000_0000_0000_0000
 
-/// The call `handle` names, if it is the one running on this thread.
-private func activeCall(_ handle: OpaquePointer?) throws -> SortKeyCall {
+/// The state of the thread whose running sort_key call `handle` names.
+private func activeCall(_ handle: OpaquePointer?) throws -> LastError {
     guard let handle else { throw YDBError(.misuse, "sort key handle is NULL") }
-    guard let call = currentLastError(create: false)?.sortKeyCall,
-          call.token == UInt(bitPattern: handle) else {
+    guard let thread = currentLastError(create: false), thread.sortKeyCall.token != 0,
+          thread.sortKeyCall.token == UInt(bitPattern: handle) else {
         throw YDBError(.misuse, "sort key handle is not the one of a sort_key callback running on this thread")
     }
-    return call
+    return thread
 }
 
 /// Appends with `body`; a refused argument also fails the callback.
 private func append(_ handle: OpaquePointer?, _ body: (inout SortKey) throws -> Void) -> Int32 {
     run {
-        let call = try activeCall(handle)
+        let thread = try activeCall(handle)
         do {
-            try body(&call.key)
+            try body(&thread.sortKeyCall.key)
         } catch let error as YDBError {
-            if call.failure == nil { call.failure = error.message }
+            if thread.sortKeyCall.failure == nil { thread.sortKeyCall.failure = error.message }
             throw error
         }
     }

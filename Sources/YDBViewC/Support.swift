@@ -84,12 +84,14 @@ final class LastError {
     var sqliteCode: Int32 = 0
     var message: UnsafeMutablePointer<CChar>?
     /// The key the sort_key callback running on this thread is building.
-    var sortKeyCall: SortKeyCall?
+    var sortKeyCall = SortKeyCall()
     /// The transaction handle lent to the view callback running on this
     /// thread (see `withCallbackTxn`).
     var callbackTxn: (token: UInt, transaction: ReadTransaction)?
     /// Where the grouping callback running on this thread answers.
-    var groupResult: GroupResultBox?
+    var groupResult = GroupResult()
+    /// The group a grouping callback on this thread named last (`groupName`).
+    var lastGroupName: String?
     /// Numbers the handles lent to C for one call (`nextCallToken`).
     private var calls: UInt = 0
 

@@ -93,38 +93,50 @@ extension CallbackSlot where Callbacks == ViewCallbacks {
     }
 }
 
-/// Where a grouping callback writes its answer (`ydb_group_result`). The
-/// handle is a per-call token checked against the call running on this
-/// thread, as a sort key's is: grouping runs once per row of a population,
-/// and a registry entry per call (a global lock and a dictionary, twice) cost
-/// more than the call itself.
-final class GroupResultBox {
-    let token: UInt
+/// Where a grouping callback writes its answer (`ydb_group_result`), kept
+/// in its thread's state (`LastError.groupResult`) as a sort key is: a
+/// population groups every row, and an object per call cost more than
+/// the call. The handle is a per-call token checked against the call
+/// running on this thread: a registry entry per call (a global lock and a
+/// dictionary, twice) would cost more again.
+struct GroupResult {
+    /// 0 while no grouping callback runs on the thread.
+    var token: UInt = 0
     var group: String?
     var failure: String?
 
-    init(token: UInt) { self.token = token }
-
-    /// Runs `body` with a fresh result as the thread's current one.
-    static func run(_ body: (OpaquePointer?) -> Int32) -> (GroupResultBox, Int32) {
+    /// Runs `body` with a fresh result as the thread's current one (the
+    /// outer one put back after); returns the result and body's status.
+    static func run(_ body: (OpaquePointer?) -> Int32) -> (GroupResult, Int32) {
         let thread = currentLastError(create: true)!
-        let result = GroupResultBox(token: thread.nextCallToken(groupResultTag))
         let outer = thread.groupResult
-        thread.groupResult = result
-        defer { thread.groupResult = outer }
-        return (result, body(OpaquePointer(bitPattern: result.token)))
+        thread.groupResult = GroupResult(token: thread.nextCallToken(groupResultTag))
+        let status = body(OpaquePointer(bitPattern: thread.groupResult.token))
+        let result = thread.groupResult
+        thread.groupResult = outer
+        return (result, status)
     }
 
-    /// The result `handle` names, if it is the one of the grouping call
-    /// running on this thread.
-    static func active(_ handle: OpaquePointer?) throws -> GroupResultBox {
+    /// The state of the thread whose running grouping call `handle` names.
+    static func activeThread(_ handle: OpaquePointer?) throws -> LastError {
         guard let handle else { throw YDBError(.misuse, "group result handle is NULL") }
-        guard let result = currentLastError(create: false)?.groupResult,
-              result.token == UInt(bitPattern: handle) else {
+        guard let thread = currentLastError(create: false), thread.groupResult.token != 0,
+              thread.groupResult.token == UInt(bitPattern: handle) else {
             throw YDBError(.misuse, "group result handle is not the one of a grouping callback running on this thread")
         }
-        return result
+        return thread
     }
+}
+
+/// The group a grouping callback names: the thread's last one again when
+/// the bytes are the same (a population names every row's group, most of
+/// them the one before), else checked and made anew.
+private func groupName(_ pointer: UnsafePointer<CChar>?, on thread: LastError) throws -> String {
+    guard let pointer else { throw YDBError(.invalidArgument, "group is NULL") }
+    if let last = thread.lastGroupName, last.withCString({ strcmp($0, pointer) == 0 }) { return last }
+    let name = try string(pointer, "group")
+    thread.lastGroupName = name
+    return name
 }
 
 /// The high bits of every group result token: never a registry token, a
@@ -298,7 +310,7 @@ private func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadT
     let callbacks = try slot.current(view)
     guard let grouping = callbacks.grouping else { return nil }
     let (result, status) = withCallbackTxn(transaction) { txn in
-        GroupResultBox.run { handle in withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) } }
+        GroupResult.run { handle in withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) } }
     }
     if let failure = result.failure {
         throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
@@ -418,11 +430,11 @@ public func ydb_view_definition_init(_ definition: UnsafeMutableRawPointer?) -> 
 @_cdecl("ydb_group_result_set")
 public func ydb_group_result_set(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> Int32 {
     run {
-        let result = try GroupResultBox.active(handle)
+        let thread = try GroupResult.activeThread(handle)
         do {
-            result.group = try string(group, "group")
+            thread.groupResult.group = try groupName(group, on: thread)
         } catch let error as YDBError {
-            result.failure = error.message
+            thread.groupResult.failure = error.message
             throw error
         }
     }
