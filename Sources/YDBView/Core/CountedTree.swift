@@ -51,13 +51,29 @@ struct CountedTree<Key: Comparable, Value> {
             if tracking { last = children.last?.last }
         }
 
+        /// A copy is made to be changed at once (a path copy), so arrays
+        /// of references are copied here by a loop the compiler
+        /// specializes: left to the array's copy-on-write, each element
+        /// went through the runtime's generic copy, about five times the
+        /// cost. Arrays of plain data stay shared until written (`memcpy`).
         private init(copying other: Node) {
             keys = other.keys
-            values = other.values
-            children = other.children
+            values = _isPOD(Value.self) ? other.values : Node.copied(other.values)
+            children = Node.copied(other.children)
             counts = other.counts
             total = other.total
             last = other.last
+        }
+
+        /// A copy of `elements` with room for one more (a split's insert).
+        private static func copied<Element>(_ elements: [Element]) -> [Element] {
+            guard !elements.isEmpty else { return elements }
+            return [Element](unsafeUninitializedCapacity: elements.count + 1) { buffer, count in
+                elements.withUnsafeBufferPointer { source in
+                    for index in source.indices { (buffer.baseAddress! + index).initialize(to: source[index]) }
+                }
+                count = elements.count
+            }
         }
 
         /// Sets `last` again after the node's elements (or its last
