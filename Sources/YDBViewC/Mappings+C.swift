@@ -58,7 +58,7 @@ extension CallbackSlot where Callbacks == GroupSourceCallbacks {
     }
 
     func less(_ transaction: ReadTransaction?, _ lhs: String, _ rhs: String) -> Bool {
-        guard let callbacks = current else { return utf8Order(lhs, rhs) }
+        guard let callbacks = current else { return bytesPrecede(lhs, rhs) }  // UTF-8 byte order, as SQLite's BINARY
         return withCallbackTxn(transaction) { txn in
             lhs.withCString { first in
                 rhs.withCString { second in callbacks.sort(callbacks.ctx, txn, first, second) }

@@ -34,10 +34,6 @@ final class NotificationListBox {
     }
 }
 
-/// Orders names by their UTF-8 bytes, which is Unicode scalar order and
-/// SQLite's BINARY collation: the same order everywhere.
-func utf8Order(_ lhs: String, _ rhs: String) -> Bool { bytesPrecede(lhs, rhs) }
-
 private func notification(_ handle: OpaquePointer?) throws -> CommitNotification {
     try lookup(handle, NotificationBox.self, "notification").notification
 }
