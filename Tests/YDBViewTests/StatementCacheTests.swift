@@ -5,7 +5,10 @@ import XCTest
 /// (`SQLiteHandle.recent`), which for a literal never changes. A text short
 /// enough to live inside its `String` is read from a copy on the stack, at
 /// an address every short text shares: each must still get its own
-/// statement, as must texts built at run time.
+/// statement (the first test; it fails when the text is not compared). A
+/// longer text's address cannot come back with other SQL while an entry
+/// holds it: the other two tests check that texts built at run time, and
+/// literals pushed out of the 16 recent entries, still get their own.
 final class StatementCacheTests: XCTestCase {
     func testShortTextsGetTheirOwnStatements() throws {
         let handle = try SQLiteHandle(path: ":memory:")
@@ -20,12 +23,12 @@ final class StatementCacheTests: XCTestCase {
         }
     }
 
-    func testEveryTextGetsItsOwnStatementWhereverItLies() throws {
+    func testTextsBuiltAtRunTimeGetTheirOwnStatements() throws {
         let handle = try SQLiteHandle(path: ":memory:")
         defer { handle.close() }
         for _ in 0 ..< 3 {
             for number in 0 ..< 100 {
-                // A new string each time, freed when the iteration ends.
+                // A new string each time: far more than the recent entries.
                 let sql = "SELECT \(number) AS a_name_long_enough_to_be_stored_on_the_heap"
                 let select = try handle.statement(sql)
                 XCTAssertTrue(try select.step())

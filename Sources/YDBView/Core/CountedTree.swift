@@ -51,11 +51,13 @@ struct CountedTree<Key: Comparable, Value> {
             if tracking { last = children.last?.last }
         }
 
-        /// A copy is made to be changed at once (a path copy), so arrays
-        /// of references are copied here by a loop the compiler
-        /// specializes: left to the array's copy-on-write, each element
-        /// went through the runtime's generic copy, about five times the
-        /// cost. Arrays of plain data stay shared until written (`memcpy`).
+        /// A copy is made to be changed at once (a path copy), so the
+        /// children and non-plain values (sort keys) are copied here by a
+        /// loop the compiler specializes: left to the array's copy-on-write,
+        /// each element went through the runtime's generic copy and a value
+        /// witness call, 7% of a one-row update commit's instructions. The
+        /// other arrays (labels, counts, row ids; an outer tree's group
+        /// names, rarely written) stay shared until written.
         private init(copying other: Node) {
             keys = other.keys
             values = _isPOD(Value.self) ? other.values : Node.copied(other.values)
