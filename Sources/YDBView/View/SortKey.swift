@@ -218,6 +218,3 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         return "SortKey(" + String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }) + ")"
     }
 }
-
-/// Plain bytes: a key tree's nodes may keep copies of them (`CountedTree.Node.last`).
-extension SortKey: PlainTreeValue {}

@@ -1,12 +1,12 @@
 /// Where a row stands: its group and its order label there (its sort key,
-/// if any, is in the group's `KeyTree` under the same label).
+/// if any, is beside it in the group's tree).
 struct RowPlace {
     let group: String
     var label: Int64
 }
 
 /// A `RowPlace` as the row index stores it: the group by id (see
-/// `GroupIDs`), and no sort key (`ViewState.groupKeys` holds those, so a
+/// `GroupIDs`), and no sort key (the group's tree holds those, so a
 /// comparator view does not pay for them). 16 bytes where a group name
 /// would make it 24: the index holds one per row, and a comparator view
 /// keeps about 50 bytes per row in all.
@@ -45,22 +45,11 @@ struct GroupIDs {
     }
 }
 
-/// One group's rows in sorted order: order label → rowid.
-typealias GroupTree = CountedTree<Int64, Int64>
-
-/// Sort-key form: one group's keys, order label → key. The same labels as
-/// the group's `GroupTree`, so an index in one is the same row's index in
-/// the other, and placing a row bisects the keys themselves, without a
-/// lookup per comparison.
-typealias KeyTree = CountedTree<Int64, SortKey>
-
 /// The contents of one view as of one snapshot. A value: copies share
 /// structure, and a copy never sees later changes.
 struct ViewState: ViewContents {
     var groups = CountedTree<GroupName, GroupTree>()
     private(set) var places = CountedTree<Int64, StoredPlace>()
-    /// Sort-key form: each group's `KeyTree`. Empty for a comparator view.
-    private(set) var groupKeys = CountedTree<GroupName, KeyTree>()
     private(set) var groupIDs = GroupIDs()
 
     var groupNames: [String] {
@@ -70,9 +59,6 @@ struct ViewState: ViewContents {
     }
 
     func group(_ name: String) -> GroupTree? { groups.value(for: GroupName(value: name)) }
-
-    /// The keys of a group's rows (sort-key form), in the group's order.
-    func keys(inGroup name: String) -> KeyTree? { groupKeys.value(for: GroupName(value: name)) }
 
     func count(inGroup group: String) -> Int { self.group(group)?.count ?? 0 }
 
@@ -106,13 +92,12 @@ struct ViewState: ViewContents {
         return (place.group, index)
     }
 
-    /// Builds contents from whole group trees (and, sort-key form, their key
-    /// trees) and every row's place, sorted by rowid, with the ids its
-    /// places use: a population or a stored view read back.
-    init(groups members: [(GroupName, GroupTree)], keys: [(GroupName, KeyTree)],
-         places: CountedTree<Int64, StoredPlace>, groupIDs ids: GroupIDs) {
+    /// Builds contents from whole group trees and every row's place, sorted
+    /// by rowid, with the ids its places use: a population or a stored view
+    /// read back.
+    init(groups members: [(GroupName, GroupTree)], places: CountedTree<Int64, StoredPlace>,
+         groupIDs ids: GroupIDs) {
         for (name, tree) in members { groups.insert(name, tree) }
-        for (name, tree) in keys { groupKeys.insert(name, tree) }
         self.places = places
         groupIDs = ids
     }
@@ -121,37 +106,33 @@ struct ViewState: ViewContents {
 
     // MARK: Mutations (used by ViewWriter)
 
+    /// `sortKey`: the row's key in a sort-key view, nil in a comparator view.
     mutating func insert(rowid: Int64, group: String, label: Int64, sortKey: SortKey?) {
         let name = GroupName(value: group)
-        if groups.modifyValue(for: name, { $0.insert(label, rowid) }) == nil {
-            var tree = GroupTree()
-            tree.insert(label, rowid)
+        if groups.modifyValue(for: name, { $0.insert(label, rowid, key: sortKey) }) == nil {
+            var tree = GroupTree(keyed: sortKey != nil)
+            tree.insert(label, rowid, key: sortKey)
             groups.insert(name, tree)
         }
         places.insert(rowid, StoredPlace(groupID: groupIDs.id(for: group), label: label))
-        if let sortKey, groupKeys.modifyValue(for: name, { $0.insert(label, sortKey) }) == nil {
-            var tree = KeyTree()
-            tree.insert(label, sortKey)
-            groupKeys.insert(name, tree)
-        }
     }
 
     /// The sort key of the row at `label` of `group` (nil for a comparator
     /// view or an unknown row).
     func sortKey(inGroup group: String, label: Int64) -> SortKey? {
-        groupKeys.isEmpty ? nil : keys(inGroup: group)?.value(for: label)
+        self.group(group)?.key(for: label)
     }
 
     /// The sort key of a row (nil for a comparator view or an unknown row).
     func sortKey(of rowid: Int64) -> SortKey? {
-        groupKeys.isEmpty ? nil : place(of: rowid).flatMap { sortKey(inGroup: $0.group, label: $0.label) }
+        place(of: rowid).flatMap { sortKey(inGroup: $0.group, label: $0.label) }
     }
 
     /// A row kept its place but its sort key changed.
     mutating func setSortKey(_ sortKey: SortKey, for rowid: Int64) {
         guard let stored = places.value(for: rowid) else { return }
-        groupKeys.modifyValue(for: GroupName(value: groupIDs[stored.groupID])) {
-            $0.updateValue(sortKey, for: stored.label)
+        groups.modifyValue(for: GroupName(value: groupIDs[stored.groupID])) {
+            $0.setKey(sortKey, for: stored.label)
         }
     }
 
@@ -161,12 +142,6 @@ struct ViewState: ViewContents {
         guard let stored = places.remove(rowid) else { return nil }
         let group = groupIDs[stored.groupID]
         let name = GroupName(value: group)
-        if !groupKeys.isEmpty, groupKeys.modifyValue(for: name, { keys -> Bool in
-            keys.remove(stored.label)
-            return keys.isEmpty
-        }) == true {
-            groupKeys.remove(name)
-        }
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
             guard let index = tree.index(of: stored.label) else { return nil }
             tree.remove(stored.label)
@@ -204,21 +179,15 @@ struct ViewState: ViewContents {
         let name = GroupName(value: group)
         guard var tree = groups.value(for: name) else { return }
         groups.remove(name)
-        var keys = groupKeys.value(for: name)
-        if keys != nil { groupKeys.remove(name) }
-        var movedKeys: [SortKey?] = []
-        for (rowid, _) in rows {
-            guard let place = places.value(for: rowid) else { movedKeys.append(nil); continue }
-            tree.remove(place.label)
-            movedKeys.append(keys?.remove(place.label))
+        // All out before any goes back in: a new label may be another row's old one.
+        let moved = rows.compactMap { rowid, label in
+            places.value(for: rowid).map { (rowid: rowid, label: label, key: tree.remove($0.label)) }
         }
-        for ((rowid, label), key) in zip(rows, movedKeys) {
-            tree.insert(label, rowid)
-            if let key { keys?.insert(label, key) }
-            places.modifyValue(for: rowid) { $0.label = label }
+        for row in moved {
+            tree.insert(row.label, row.rowid, key: row.key)
+            places.modifyValue(for: row.rowid) { $0.label = row.label }
         }
         groups.insert(name, tree)
-        if let keys { groupKeys.insert(name, keys) }
     }
 }
 
@@ -281,16 +250,19 @@ enum OrderLabels {
 extension ViewState {
     /// Every structural rule of a view's contents, or the first one broken:
     /// the trees' own invariants, no empty group, and `places` and the group
-    /// trees describing the same rows (each row once, under its label).
-    /// Debug builds check it after every view update.
+    /// trees describing the same rows (each row once, under its label), all
+    /// of one form (with sort keys or without). Debug builds check it after
+    /// every view update.
     func invariantViolation() -> String? {
         if let problem = places.checkInvariants() { return "places: \(problem)" }
         if let problem = groups.checkInvariants() { return "groups: \(problem)" }
         var rows = 0
         var problem: String?
+        let keyed = groups.first?.value.isKeyed
         groups.forEach { name, tree in
             if tree.isEmpty { problem = "group \(name) is empty"; return false }
-            if let broken = tree.checkInvariants() ?? tree.lastValuesViolation() {
+            if tree.isKeyed != keyed { problem = "group \(name) differs in form (sort keys) from the first"; return false }
+            if let broken = tree.invariantViolation() {
                 problem = "group \(name): \(broken)"
                 return false
             }
@@ -302,35 +274,12 @@ extension ViewState {
         if groupIDs.count - groups.count > max(64, places.count / 8) {
             return "\(groupIDs.count - groups.count) ids of emptied groups kept for \(places.count) rows"
         }
-        if let problem = groupKeys.checkInvariants() { return "sort keys: \(problem)" }
-        let keyed = !groupKeys.isEmpty
         forEachPlace { rowid, place in
             guard group(place.group)?.value(for: place.label) == rowid else {
                 problem = "row \(rowid) is not at label \(place.label) of group \(place.group)"
                 return false
             }
-            if keyed, sortKey(inGroup: place.group, label: place.label) == nil {
-                problem = "row \(rowid) of group \(place.group) has no sort key, other rows have one"
-                return false
-            }
             return true
-        }
-        if problem == nil, keyed {
-            // Every key belongs to a row: the key trees are as large as their groups.
-            var keys = 0
-            groupKeys.forEach { name, tree in
-                if let broken = tree.checkInvariants() ?? tree.lastValuesViolation() {
-                    problem = "keys of \(name): \(broken)"
-                    return false
-                }
-                if tree.count != group(name.value)?.count {
-                    problem = "group \(name) has \(tree.count) keys for \(group(name.value)?.count ?? 0) rows"
-                    return false
-                }
-                keys += tree.count
-                return true
-            }
-            if problem == nil, keys != places.count { problem = "\(keys) sort keys for \(places.count) rows" }
         }
         return problem
     }

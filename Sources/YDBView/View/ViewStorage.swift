@@ -92,17 +92,20 @@ enum ViewStorage {
             members[Int(groupID)].append((label, rowid, withSortKeys ? key : nil))
             places.append((rowid, StoredPlace(groupID: groupID, label: label)))
         }
-        var trees: [(GroupName, GroupTree)] = [], keyTrees: [(GroupName, KeyTree)] = []
+        var trees: [(GroupName, GroupTree)] = []
         for id in members.indices {
             let name = GroupName(value: ids[UInt32(id)])
             let sorted = members[id].sorted { $0.label < $1.label }
             members[id] = []
-            trees.append((name, GroupTree(sorted: sorted.lazy.map { ($0.label, $0.rowid) })))
             if withSortKeys && allKeyed {
-                keyTrees.append((name, KeyTree(sorted: sorted.lazy.map { ($0.label, $0.key!) })))
+                trees.append((name, GroupTree(sortedKeyed: sorted.lazy.map {
+                    ($0.label, KeyedRow(key: $0.key!, rowid: $0.rowid))
+                })))
+            } else {
+                trees.append((name, GroupTree(sorted: sorted.lazy.map { ($0.label, $0.rowid) })))
             }
         }
-        let state = ViewState(groups: trees, keys: keyTrees, places: CountedTree(sorted: places), groupIDs: ids)
+        let state = ViewState(groups: trees, places: CountedTree(sorted: places), groupIDs: ids)
         return (state, allKeyed)
     }
 

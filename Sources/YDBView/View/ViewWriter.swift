@@ -180,20 +180,22 @@ final class ViewWriter {
         })
         places = []
         var trees: [(GroupName, GroupTree)] = []
-        var keyTrees: [(GroupName, KeyTree)] = []
         for position in groups.indices {
             var rows = SortedRows.compared([])
-            swap(&rows, &groups[position].1)
+            swap(&rows, &groups[position].1)   // each group's sorted rows are freed once its tree is built
             let name = groups[position].0, group = UInt32(position)
             // The trees are built from the sorted rows as they are read, with
             // no array of their elements in between.
-            if case .keyed(let keyed) = rows {
-                keyTrees.append((name, KeyTree(sorted: keyed.indices.lazy.map { (label(group, UInt32($0)), keyed[$0].key) })))
+            switch rows {
+            case .compared(let rowids):
+                trees.append((name, GroupTree(sorted: rowids.indices.lazy.map { (label(group, UInt32($0)), rowids[$0]) })))
+            case .keyed(let keyed):
+                trees.append((name, GroupTree(sortedKeyed: keyed.indices.lazy.map {
+                    (label(group, UInt32($0)), KeyedRow(key: keyed[$0].key, rowid: keyed[$0].rowid))
+                })))
             }
-            let rowids = rows.takingRowids()   // a keyed group's keys are freed here, before its group tree
-            trees.append((name, GroupTree(sorted: rowids.indices.lazy.map { (label(group, UInt32($0)), rowids[$0]) })))
         }
-        state = ViewState(groups: trees, keys: keyTrees, places: placeTree, groupIDs: ids)
+        state = ViewState(groups: trees, places: placeTree, groupIDs: ids)
         // Logged from the finished trees: each group as one run of inserts
         // (8 bytes a row, `ViewLogEntries`).
         for (name, tree) in trees {
@@ -232,16 +234,6 @@ final class ViewWriter {
         func key(at index: Int) -> SortKey? {
             if case .keyed(let rows) = self { return rows[index].key }
             return nil
-        }
-
-        /// The rowids, leaving nothing behind.
-        mutating func takingRowids() -> [Int64] {
-            let taken = self
-            self = .compared([])
-            switch taken {
-            case .compared(let rowids): return rowids
-            case .keyed(let rows): return rows.map(\.rowid)
-            }
         }
     }
 
@@ -521,16 +513,16 @@ final class ViewWriter {
             preconditionFailure("view '\(instance.name)': \(problem)")
         }
         guard definition.sorting.usesSortKeys else { return }
-        // The state checked that each group has a key per row, under the
-        // same labels; here, that the keys rise with the labels.
-        precondition(state.totalCount == 0 || !state.groupKeys.isEmpty, "view '\(instance.name)': no sort keys")
-        state.groupKeys.forEach { name, keys in
+        // The state checked that its groups are all of one form; here, that
+        // it is the sort-key form and the keys rise with the labels.
+        state.groups.forEach { name, tree in
+            precondition(tree.isKeyed, "view '\(instance.name)': group \(name) has no sort keys")
             var previous: SortKey?
-            keys.forEach { _, key in
+            tree.keyedRows!.forEach { _, row in
                 if let previous {
-                    precondition(previous <= key, "view '\(instance.name)': group \(name) is out of key order")
+                    precondition(previous <= row.key, "view '\(instance.name)': group \(name) is out of key order")
                 }
-                previous = key
+                previous = row.key
                 return true
             }
             return true
@@ -595,7 +587,7 @@ final class ViewWriter {
         if let free = OrderLabels.between(left, right) {
             label = free
         } else {
-            let tree = state.group(group) ?? GroupTree()
+            let tree = state.group(group) ?? GroupTree(keyed: sortKey != nil)
             let spread = OrderLabels.respread(tree, insertingAt: index)
             var moved: [(rowid: Int64, label: Int64)] = []
             var position = spread.window.lowerBound
@@ -710,20 +702,20 @@ final class ViewWriter {
     }
 
     /// The upper-bound index for `subject` in `group`: after every equal row.
-    /// A key is searched among the group's keys (`KeyTree`, bytes compared
-    /// in memory), a row through the comparator.
+    /// A key is searched among the group's keys (`GroupTree.keyedRows`,
+    /// bytes compared in memory), a row through the comparator.
     private func position(of subject: Subject, in group: String, _ context: ViewWriteContext) throws -> Int {
         switch subject {
         case .key(let key):
-            guard let keys = state.keys(inGroup: group) else { return 0 }
-            return upperBound(in: keys, of: group) { Self.order(key, $0) == .ascending }
+            guard let keyed = state.group(group)?.keyedRows else { return 0 }
+            return upperBound(in: keyed, of: group) { Self.order(key, $0.key) == .ascending }
         case .row(let row):
-            guard let tree = state.group(group) else { return 0 }
-            return try upperBound(in: tree, of: group) { try compare(row, $0, group, context) == .ascending }
+            guard let rows = state.group(group)?.rows else { return 0 }
+            return try upperBound(in: rows, of: group) { try compare(row, $0, group, context) == .ascending }
         }
     }
 
-    /// The index in `tree` (a group's rows or keys) of the first element
+    /// The index in `tree` (a group's rows or keyed rows) of the first element
     /// `goesBefore` says the placed row sorts before. Tries the spot of the
     /// last insert first (appends and prepends cost one comparison), then a
     /// binary search in one descent of the tree.
@@ -746,9 +738,9 @@ final class ViewWriter {
                              _ context: ViewWriteContext) throws -> Bool {
         switch subject {
         case .key(let key):
-            return Self.fits(at: index, in: state.keys(inGroup: group)!) { Self.order(key, $0) }
+            return Self.fits(at: index, in: state.group(group)!.keyedRows!) { Self.order(key, $0.key) }
         case .row(let row):
-            return try Self.fits(at: index, in: state.group(group)!) { try compare(row, $0, group, context) }
+            return try Self.fits(at: index, in: state.group(group)!.rows!) { try compare(row, $0, group, context) }
         }
     }
 
