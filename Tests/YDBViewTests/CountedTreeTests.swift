@@ -42,9 +42,35 @@ final class CountedTreeTests: XCTestCase {
                     XCTAssertEqual(found, model.firstIndex { $0 > boundary } ?? model.count, "boundary \(boundary)")
                     XCTAssertLessThanOrEqual(calls, 4 * (model.count.bitWidth - model.count.leadingZeroBitCount) + 4)
                 }
-                var visited: [Int] = []
-                tree.forEach(in: 1 ..< 5, reverse: true) { key, _ in visited.append(key); return true }
-                XCTAssertEqual(visited, Array(model.dropFirst().prefix(4).reversed()))
+                // Ranges visit their elements forwards and backwards (clamped
+                // to the tree), and a visit stops where its body says.
+                for _ in 0 ..< 8 {
+                    let lower = Int.random(in: -2 ... model.count + 1, using: &random)
+                    let upper = Int.random(in: lower ... model.count + 2, using: &random)
+                    let from = min(max(0, lower), model.count)
+                    let expected = Array(model[from ..< max(from, min(model.count, upper))])
+                    for reverse in [false, true] {
+                        let order = reverse ? expected.reversed() : expected
+                        var visited: [Int] = []
+                        XCTAssertTrue(tree.forEach(in: lower ..< upper, reverse: reverse) { key, value in
+                            XCTAssertEqual(value, key * 10)
+                            visited.append(key)
+                            return true
+                        })
+                        XCTAssertEqual(visited, order, "range \(lower) ..< \(upper), reverse \(reverse)")
+                        let stop = Int.random(in: 0 ... expected.count, using: &random)
+                        visited = []
+                        let finished = tree.forEach(in: lower ..< upper, reverse: reverse) { key, _ in
+                            visited.append(key)
+                            return visited.count < stop
+                        }
+                        XCTAssertEqual(finished, stop == 0 && expected.isEmpty || stop > expected.count)
+                        XCTAssertEqual(visited, Array(order.prefix(max(1, stop))), "stop at \(stop)")
+                    }
+                }
+                var whole: [Int] = []
+                tree.forEach { key, _ in whole.append(key); return true }
+                XCTAssertEqual(whole, model)
             }
         }
     }

@@ -240,23 +240,38 @@ struct CountedTree<Key: Comparable, Value> {
         return try Self.visit(root, base: 0, lower ..< upper, reverse, body)
     }
 
+    /// Allocates nothing: it runs for every read of a range of rows, and
+    /// for every row write (the registry's names).
     private static func visit(_ node: Node, base: Int, _ range: Range<Int>, _ reverse: Bool,
                               _ body: (Key, Value) throws -> Bool) rethrows -> Bool {
         if node.isLeaf {
             let local = Swift.max(0, range.lowerBound - base) ..< Swift.min(node.keys.count, range.upperBound - base)
-            for slot in reverse ? Array(local.reversed()) : Array(local) {
-                if try !body(node.keys[slot], node.values[slot]) { return false }
+            guard !local.isEmpty else { return true }
+            if reverse {
+                for slot in local.reversed() where try !body(node.keys[slot], node.values[slot]) { return false }
+            } else {
+                for slot in local where try !body(node.keys[slot], node.values[slot]) { return false }
             }
             return true
         }
-        var starts: [Int] = []
-        var offset = base
-        for count in node.counts { starts.append(offset); offset += count }
-        let order = reverse ? Array(node.children.indices.reversed()) : Array(node.children.indices)
-        for child in order {
-            let childRange = starts[child] ..< starts[child] + node.counts[child]
-            guard childRange.overlaps(range) else { continue }
-            if try !visit(node.children[child], base: starts[child], range, reverse, body) { return false }
+        // Each child covers the elements from its start (`base` plus the
+        // counts before it) on; only those overlapping `range` are visited.
+        if reverse {
+            var start = base + node.total
+            for child in node.children.indices.reversed() {
+                start -= node.counts[child]
+                guard start < range.upperBound else { continue }
+                guard start + node.counts[child] > range.lowerBound else { break }
+                if try !visit(node.children[child], base: start, range, reverse, body) { return false }
+            }
+        } else {
+            var start = base
+            for child in node.children.indices {
+                guard start < range.upperBound else { break }
+                if start + node.counts[child] > range.lowerBound,
+                   try !visit(node.children[child], base: start, range, reverse, body) { return false }
+                start += node.counts[child]
+            }
         }
         return true
     }

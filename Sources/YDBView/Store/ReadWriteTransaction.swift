@@ -11,6 +11,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// transaction that touches one view (a registration) costs the same
     /// however many views exist. `state.views` names every view.
     private var writers: [Name: ViewWriter] = [:]
+    /// Every view's writer in name order, once a row write has needed them
+    /// all: each later write of the transaction then skips listing the
+    /// views and looking each one up. Dropped when the views change.
+    private var everyWriter: [ViewWriter]?
     private var changedRows: [RowKey: RowChangeKind] = [:]
     /// The same changes by row id, kept only while an asynchronous
     /// registration records commits (decided at begin, under the write lock).
@@ -357,8 +361,8 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        for name in state.views.names {
-            let writer = writer(named: name.value)!
+        if everyWriter == nil { everyWriter = state.views.names.map { writer(named: $0.value)! } }
+        for writer in everyWriter! {
             try body(writer)
             if Tuning.checksInvariants { writer.checkInvariants() }
         }
@@ -380,12 +384,14 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// Adds (or replaces) a view in this transaction; used by registration
     /// and by changing a view's grouping/sorting.
     func installWriter(_ writer: ViewWriter) {
+        everyWriter = nil
         writers[Name(writer.instance.name)] = writer
         state.views[Name(writer.instance.name)] = writer.instance
         changed = true
     }
 
     func removeWriter(named name: String) {
+        everyWriter = nil
         writers.removeValue(forKey: Name(name))
         state.views[Name(name)] = nil
         changed = true
