@@ -29,6 +29,11 @@ final class CountedTreeTests: XCTestCase {
                     XCTAssertEqual(tree.index(of: key), index)
                     XCTAssertEqual(tree.rank(of: key), index)
                     XCTAssertEqual(tree.value(for: key), key * 10)
+                    XCTAssertTrue(tree.contains(key))
+                }
+                for absent in [-1, size * 4 + 1] + (0 ..< size * 4).filter({ !model.contains($0) }).prefix(8) {
+                    XCTAssertFalse(tree.contains(absent), "key \(absent)")
+                    XCTAssertNil(tree.modifyValue(for: absent) { $0 = 0 })
                 }
                 // The one-descent search finds every boundary a binary
                 // search over the sorted values would, and calls its test

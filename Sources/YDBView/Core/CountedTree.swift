@@ -154,6 +154,15 @@ struct CountedTree<Key: Comparable, Value> {
         return slot < node.keys.count && node.keys[slot] == key ? node.values[slot] : nil
     }
 
+    /// Whether `key` is present; copies no value (a view's instance, a
+    /// group's tree), which `value(for:) != nil` would.
+    func contains(_ key: Key) -> Bool {
+        guard var node = root else { return false }
+        while !node.isLeaf { node = node.children[node.slot(for: key)] }
+        let slot = node.slot(for: key)
+        return slot < node.keys.count && node.keys[slot] == key
+    }
+
     func index(of key: Key) -> Int? {
         guard var node = root else { return nil }
         var offset = 0
@@ -339,7 +348,7 @@ struct CountedTree<Key: Comparable, Value> {
     /// Removes the element with `key`, returning its value (nil when absent).
     @discardableResult
     mutating func remove(_ key: Key) -> Value? {
-        guard root != nil, value(for: key) != nil else { return nil }
+        guard contains(key) else { return nil }
         if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
         let removed = remove(key, from: root!)
         if root!.total == 0 {
@@ -414,7 +423,7 @@ struct CountedTree<Key: Comparable, Value> {
     /// a tree (a view's groups) is mutated without removing and reinserting it.
     @discardableResult
     mutating func modifyValue<R>(for key: Key, _ body: (inout Value) throws -> R) rethrows -> R? {
-        guard root != nil, self.value(for: key) != nil else { return nil }
+        guard contains(key) else { return nil }
         if !isKnownUniquelyReferenced(&root!) { root = root!.copy() }
         var node = root!
         while !node.isLeaf {

@@ -8,7 +8,7 @@ struct ViewRegistry {
     subscript(name: Name) -> ViewInstance? {
         get { tree.value(for: name) }
         set {
-            switch (tree.value(for: name) != nil, newValue) {
+            switch (tree.contains(name), newValue) {
             case (true, let instance?): tree.updateValue(instance, for: name)
             case (false, let instance?): tree.insert(name, instance)
             case (true, nil): _ = tree.remove(name)
