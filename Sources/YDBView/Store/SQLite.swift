@@ -233,16 +233,7 @@ struct Statement {
     /// fresh array copy of them, about 1k instructions a call.
     func bind(_ index: Int32, _ value: String) {
         var value = value
-        value.withUTF8 { bytes in
-            guard fits(bytes.count, index) else { return }
-            guard let start = bytes.baseAddress, !bytes.isEmpty else {
-                // A pointer all the same: SQLite binds NULL for none.
-                checked(sqlite3_bind_text64(raw, index, "", 0, transient, UInt8(SQLITE_UTF8)), index)
-                return
-            }
-            checked(sqlite3_bind_text64(raw, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(bytes.count), transient, UInt8(SQLITE_UTF8)), index)
-        }
+        value.withUTF8 { bindText(index, UnsafeRawBufferPointer($0), transient) }
     }
     func bind(_ index: Int32, _ value: Int64) { checked(sqlite3_bind_int64(raw, index, value), index) }
     func bind(_ index: Int32, _ value: Int) { checked(sqlite3_bind_int64(raw, index, Int64(value)), index) }
@@ -254,11 +245,20 @@ struct Statement {
     /// Text or a blob that SQLite reads where it is instead of copying it:
     /// the caller keeps `buffer` alive and unchanged until the statement has
     /// run, and binds every parameter again before running it again.
-    func bindInPlace(_ index: Int32, text buffer: UnsafeRawBufferPointer) {
-        guard let start = buffer.baseAddress, !buffer.isEmpty else { bind(index, ""); return }
+    func bindInPlace(_ index: Int32, text buffer: UnsafeRawBufferPointer) { bindText(index, buffer, nil) }
+
+    /// Text from `buffer`: copied by SQLite with `transient`, read in place
+    /// with nil (SQLITE_STATIC).
+    private func bindText(_ index: Int32, _ buffer: UnsafeRawBufferPointer, _ destructor: sqlite3_destructor_type?) {
         guard fits(buffer.count, index) else { return }
+        guard let start = buffer.baseAddress, !buffer.isEmpty else {
+            // A pointer all the same (SQLite binds NULL for none), copied:
+            // the literal's pointer lives only for the call.
+            checked(sqlite3_bind_text64(raw, index, "", 0, transient, UInt8(SQLITE_UTF8)), index)
+            return
+        }
         checked(sqlite3_bind_text64(raw, index, start.assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),
-                                    nil, UInt8(SQLITE_UTF8)), index)
+                                    destructor, UInt8(SQLITE_UTF8)), index)
     }
     /// See `bindInPlace(_:text:)`; an empty buffer binds an empty blob.
     func bindInPlace(_ index: Int32, blob buffer: UnsafeRawBufferPointer) {
