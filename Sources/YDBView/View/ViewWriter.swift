@@ -118,7 +118,7 @@ final class ViewWriter {
     /// the removal — and cell-drawing dependencies mark the rows YapDatabase's
     /// would (it removes a batch from the end of each group too).
     func rowsRemoved(_ rows: [(rowid: Int64, rowKey: RowKey)], _ context: ViewWriteContext) throws {
-        // One row has no order to find: locating it first cost 2% of a
+        // One row has no order to find: locating it first cost 3% of a
         // one-row delete commit.
         if rows.count == 1 { return try remove(rows[0].rowid, rows[0].rowKey, context) }
         let placed = rows.compactMap { row in state.locate(rowid: row.rowid).map { (row, $0.index) } }
@@ -193,9 +193,7 @@ final class ViewWriter {
             case .compared(let rowids):
                 trees.append((name, GroupTree(sorted: rowids.indices.lazy.map { (label(group, UInt32($0)), rowids[$0]) })))
             case .keyed(let keyed):
-                trees.append((name, GroupTree(sortedKeyed: keyed.indices.lazy.map {
-                    (label(group, UInt32($0)), KeyedRow(key: keyed[$0].key, rowid: keyed[$0].rowid))
-                })))
+                trees.append((name, GroupTree(sortedKeyed: keyed.indices.lazy.map { (label(group, UInt32($0)), keyed[$0]) })))
             }
         }
         state = ViewState(groups: trees, places: placeTree, groupIDs: ids)
@@ -218,7 +216,7 @@ final class ViewWriter {
     /// with each row's key in the sort-key form.
     private enum SortedRows {
         case compared([Int64])
-        case keyed([(key: SortKey, rowid: Int64)])
+        case keyed([KeyedRow])
 
         var count: Int {
             switch self {
@@ -254,7 +252,7 @@ final class ViewWriter {
             // Equal keys keep the scan order, as the comparator form's stable
             // sort does: this sort is stable too.
             final class KeyedGroup {
-                var rows: [(key: SortKey, rowid: Int64)] = []
+                var rows: [KeyedRow] = []
             }
             var grouped = ScanGroups { KeyedGroup() }
             try scanRows(flavour, context) { rowid, row in
@@ -263,7 +261,7 @@ final class ViewWriter {
                 guard let group = try runGrouping(row, context) else { return }
                 let narrowed = row.narrowed(to: sortingFlavour)
                 let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
-                grouped[group].rows.append((key, rowid))
+                grouped[group].rows.append(KeyedRow(key: key, rowid: rowid))
             }
             var done = rowsScanned
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, SortedRows) in
