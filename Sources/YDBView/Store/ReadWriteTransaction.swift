@@ -361,7 +361,11 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     // MARK: Views
 
     private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
-        if everyWriter == nil { everyWriter = state.views.names.map { writer(named: $0.value)! } }
+        if everyWriter == nil {
+            var all: [ViewWriter] = []
+            state.views.forEachName { all.append(writer(named: $0.value)!) }
+            everyWriter = all
+        }
         for writer in everyWriter! {
             try body(writer)
             if Tuning.checksInvariants { writer.checkInvariants() }

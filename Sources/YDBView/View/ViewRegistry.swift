@@ -20,8 +20,13 @@ struct ViewRegistry {
     /// Every registered name, in byte order.
     var names: [Name] {
         var names: [Name] = []
-        tree.forEach { name, _ in names.append(name); return true }
+        forEachName { names.append($0) }
         return names
+    }
+
+    /// Visits every registered name in byte order, with no array of them.
+    func forEachName(_ body: (Name) -> Void) {
+        tree.forEach { name, _ in body(name); return true }
     }
 
     var isEmpty: Bool { tree.isEmpty }
