@@ -90,6 +90,34 @@ final class SortKeyTests: XCTestCase {
         XCTAssertEqual(MemoryLayout<SortKey>.stride, 32)
     }
 
+    /// A population sorts its rows by radix on the keys' first eight bytes,
+    /// then by whole keys where those tie (`KeyOrder`). Whatever the keys
+    /// -- sharing long prefixes, shorter than eight bytes, ending in zero
+    /// bytes, in the value or in an array, equal -- the rows must come out
+    /// as a stable sort by bytes puts them: equal keys in input order.
+    func testAPopulationsKeyOrderIsAStableSortByBytes() {
+        var rng = SeededGenerator(seed: 11)
+        let alphabet: [UInt8] = [0, 1, 0x61, 0x80, 0xff]
+        for round in 0 ..< 60 {
+            let count = [0, 1, 2, 3, 17, 64, 65, 400][round % 8]
+            let shared = (0 ..< Int.random(in: 0 ... 12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+            let rows = (0 ..< count).map { index -> KeyedRow in
+                let tail = (0 ..< Int.random(in: 0 ... 30, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+                let bytes = Int.random(in: 0 ... 3, using: &rng) == 0 ? Array(shared.prefix(3)) : shared + tail
+                return KeyedRow(key: SortKey(bytes: bytes), rowid: Int64(index))
+            }
+            let expected = rows.indices.sorted {
+                rows[$0].key.bytes != rows[$1].key.bytes ? rows[$0].key.bytes.lexicographicallyPrecedes(rows[$1].key.bytes) : $0 < $1
+            }.map { rows[$0] }
+            var sorted = rows
+            KeyOrder.sort(&sorted)
+            XCTAssertEqual(sorted.map(\.rowid), expected.map(\.rowid), "round \(round), \(count) rows")
+            XCTAssertEqual(sorted.map(\.key.bytes), expected.map(\.key.bytes))
+        }
+        // Every run of that test must reach the radix passes and their ties.
+        XCTAssertLessThanOrEqual(KeyOrder.radixThreshold, 17)
+    }
+
     /// A comparison inside a transaction that rolls back caches the row as
     /// that transaction changed it; the next transaction must not use it.
     func testRolledBackRowsLeaveNoTraceInTheComparatorCache() throws {

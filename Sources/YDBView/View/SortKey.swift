@@ -72,6 +72,21 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The first eight bytes as a big-endian integer, zeros past the end:
+    /// keys whose prefixes differ compare as their prefixes do
+    /// (`KeyOrder`).
+    var prefix: UInt64 {
+        switch storage {
+        case .inline(let inline):
+            // The unused bytes of an inline key are zero.
+            return UInt64(bigEndian: inline.words.0)
+        case .array(let array):
+            var prefix: UInt64 = 0
+            for index in 0 ..< 8 { prefix = prefix << 8 | UInt64(index < array.count ? array[index] : 0) }
+            return prefix
+        }
+    }
+
     /// Calls `body` with the key's bytes, without copying them.
     func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         switch storage {

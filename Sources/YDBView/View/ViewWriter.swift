@@ -267,7 +267,7 @@ final class ViewWriter {
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, SortedRows) in
                 var rows = keyed.rows
                 keyed.rows = []   // sorted in place: no second copy
-                rows.sort { $0.key < $1.key }
+                KeyOrder.sort(&rows)
                 done += rows.count
                 try populationTick?(done)
                 return (name, .keyed(rows))
