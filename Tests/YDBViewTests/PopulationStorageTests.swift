@@ -62,4 +62,39 @@ final class PopulationStorageTests: FileDatabaseTestCase {
         expected.insert("k", at: ranks.firstIndex { $0 >= 5 } ?? ranks.count)
         XCTAssertEqual(after[long], expected)
     }
+
+    /// Row ids left sparse (four rows in five removed before the view was
+    /// registered) are put in rowid order by a sort, not by a table of
+    /// slots spanning them (`PlacesInRowidOrder`): the view must be in key
+    /// order and read back as written all the same.
+    func testAPopulationOverSparseRowIdsReadsBackAsItWasWritten() throws {
+        let counter = CallCounter()
+        let before: [String: [String]]
+        do {
+            let database = try Database(path: path)
+            try database.newConnection().readWrite { t in
+                for index in 0 ..< 301 {
+                    try t.setObject(Item.encode(group: nil, rank: (index * 37) % 101), forKey: Self.rowKey(index),
+                                    inCollection: "c", metadata: nil)
+                }
+                for index in 0 ..< 301 where index % 5 != 0 { try t.removeObject(forKey: Self.rowKey(index), inCollection: "c") }
+            }
+            XCTAssertEqual(try database.registerView(view(counter), name: "v"), .built)
+            before = try database.newConnection().read { try $0.view("v")!.dump() }
+            XCTAssertEqual(before.values.reduce(0) { $0 + $1.count }, 61)
+            for (_, keys) in before {
+                let expected = keys.sorted { a, b in
+                    let rankA = (Int(a.dropFirst().drop { $0 == "x" })! * 37) % 101 / 7
+                    let rankB = (Int(b.dropFirst().drop { $0 == "x" })! * 37) % 101 / 7
+                    return rankA != rankB ? rankA < rankB : Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+                }
+                XCTAssertEqual(keys, expected)
+            }
+            database.close()
+        }
+        let database = try Database(path: path)
+        defer { database.close() }
+        XCTAssertEqual(try database.registerView(view(counter), name: "v"), .loaded)
+        XCTAssertEqual(try database.newConnection().read { try $0.view("v")!.dump() }, before)
+    }
 }

@@ -161,13 +161,8 @@ final class ViewWriter {
             total += rows.count
         }
         func label(_ group: UInt32, _ index: UInt32) -> Int64 { OrderLabels.lowest + steps[Int(group)] * Int64(index + 1) }
-        // Every row's group and position, in rowid order (16 bytes a row).
-        var places: [(rowid: Int64, group: UInt32, index: UInt32)] = []
-        places.reserveCapacity(total)
-        for (group, (_, rows)) in groups.enumerated() {
-            for index in 0 ..< rows.count { places.append((rows.rowid(at: index), UInt32(group), UInt32(index))) }
-        }
-        places.sort { $0.rowid < $1.rowid }
+        // Every row's group and position, in rowid order.
+        var places = PlacesInRowidOrder(groups, total: total)
         // Written in rowid order: appending to the table's B-tree instead of
         // touching random pages (10x faster at a million rows).
         if let id = instance.storageID {
@@ -181,7 +176,7 @@ final class ViewWriter {
         let placeTree = CountedTree<Int64, StoredPlace>(sorted: places.lazy.map {
             ($0.rowid, StoredPlace(groupID: $0.group, label: label($0.group, $0.index)))
         })
-        places = []
+        places = PlacesInRowidOrder()
         var trees: [(GroupName, GroupTree)] = []
         for position in groups.indices {
             var rows = SortedRows.compared([])
@@ -236,6 +231,76 @@ final class ViewWriter {
             if case .keyed(let rows) = self { return rows[index].key }
             return nil
         }
+    }
+
+    /// A population's rows in rowid order, each with its group (a position
+    /// in the population's groups) and its position in the group: the
+    /// order in which they are stored and their rowid → place tree built.
+    /// Row ids are mostly dense (they are never reused, and rows are seldom
+    /// removed in bulk), so each row usually takes the slot of its rowid
+    /// in a table spanning the smallest to the largest, 8 bytes a slot:
+    /// no sort. When the ids are sparser than one row in two slots, the
+    /// rows are sorted instead (16 bytes a row).
+    private struct PlacesInRowidOrder: Sequence {
+        typealias Element = (rowid: Int64, group: UInt32, index: UInt32)
+        private static let empty = UInt64.max
+        private var first: Int64 = 0
+        /// Group << 32 | index, or `empty`, by rowid - first.
+        private var slots: [UInt64] = []
+        private var sorted: [Element] = []
+
+        init() {}
+
+        init(_ groups: [(Name, SortedRows)], total: Int) {
+            var smallest = Int64.max, largest = Int64.min
+            for (_, rows) in groups {
+                for index in 0 ..< rows.count {
+                    let rowid = rows.rowid(at: index)
+                    smallest = Swift.min(smallest, rowid)
+                    largest = Swift.max(largest, rowid)
+                }
+            }
+            guard total > 0 else { return }
+            let (span, overflow) = largest.subtractingReportingOverflow(smallest)
+            if !overflow, span < 2 * Int64(total) {
+                first = smallest
+                slots = [UInt64](repeating: Self.empty, count: Int(span) + 1)
+                for (group, (_, rows)) in groups.enumerated() {
+                    for index in 0 ..< rows.count {
+                        slots[Int(rows.rowid(at: index) - smallest)] = UInt64(group) << 32 | UInt64(index)
+                    }
+                }
+            } else {
+                sorted.reserveCapacity(total)
+                for (group, (_, rows)) in groups.enumerated() {
+                    for index in 0 ..< rows.count { sorted.append((rows.rowid(at: index), UInt32(group), UInt32(index))) }
+                }
+                sorted.sort { $0.rowid < $1.rowid }
+            }
+        }
+
+        struct Iterator: IteratorProtocol {
+            fileprivate let places: PlacesInRowidOrder
+            fileprivate var position = 0
+
+            mutating func next() -> Element? {
+                if places.slots.isEmpty {
+                    guard position < places.sorted.count else { return nil }
+                    defer { position += 1 }
+                    return places.sorted[position]
+                }
+                while position < places.slots.count {
+                    let slot = places.slots[position]
+                    position += 1
+                    if slot != PlacesInRowidOrder.empty {
+                        return (places.first + Int64(position - 1), UInt32(slot >> 32), UInt32(truncatingIfNeeded: slot))
+                    }
+                }
+                return nil
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(places: self) }
     }
 
     /// Every allowed row, grouped, each group in sort order (groups in byte
