@@ -115,10 +115,20 @@ enum ViewStorage {
             "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES (?1, ?2, ?3, ?4, ?5)")
         insert.bind(1, id)
         insert.bind(2, rowid)
-        insert.bind(3, group)
         insert.bind(4, label)
-        insert.bind(5, sortKey)
-        try insert.run()
+        // The name and the key are bound where they lie, for this run only.
+        var group = group
+        try group.withUTF8 { groupBytes in
+            insert.bindInPlace(3, text: UnsafeRawBufferPointer(groupBytes))
+            guard let sortKey else {
+                insert.bindNull(5)
+                return try insert.run()
+            }
+            try sortKey.withUnsafeBytes { keyBytes in
+                insert.bindInPlace(5, blob: keyBytes)
+                try insert.run()
+            }
+        }
     }
 
     /// Writes many rows of one view: 64 rows an `INSERT` statement, since a
