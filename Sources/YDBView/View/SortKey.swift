@@ -124,10 +124,6 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private mutating func append(byte: UInt8) {
-        Swift.withUnsafeBytes(of: byte) { append(contentsOf: $0) }
-    }
-
     /// An integer: 8 bytes, big-endian, sign bit flipped (so negative
     /// numbers come first).
     public mutating func append(_ value: Int64, descending: Bool = false) {
@@ -196,8 +192,8 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
             }
             escaped.withUnsafeBytes { append(contentsOf: $0) }
         }
-        append(byte: 0x00 ^ mask)
-        append(byte: 0x01 ^ mask)
+        // The terminator, in one append.
+        Swift.withUnsafeBytes(of: (0x00 ^ mask, 0x01 ^ mask)) { append(contentsOf: $0) }
     }
 
     public static func < (lhs: SortKey, rhs: SortKey) -> Bool { compare(lhs, rhs) < 0 }
