@@ -98,19 +98,19 @@ final class ViewWriter {
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
-        state.remove(rowid: rowid)
+        state.removeFromOrder(rowid: rowid)
         let newIndex = try position(of: subject, in: newGroup, context)
         if newIndex == oldIndex {
             // An inconsistent comparator can send it back where it was: the
             // old label still sits between the same neighbours.
-            state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey)
+            state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey, moving: true)
             if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, context) }
             logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
             return
         }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
-        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, context)
+        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, moving: true, context)
     }
 
     /// Several rows were removed at once. Each group loses its rows from the
@@ -640,8 +640,10 @@ final class ViewWriter {
     /// Puts a row (not in the view) at `index` of `group`: chooses its label
     /// (spreading out neighbours' labels when there is no room), stores it
     /// and logs the insert.
+    /// `moving`: the row was taken out of this group's order by
+    /// `ViewState.removeFromOrder` (an update that moves it).
     private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
-                       _ context: ViewWriteContext) throws {
+                       moving: Bool = false, _ context: ViewWriteContext) throws {
         // No local reference to the group's tree may outlive the reads
         // below: the insert would then copy the tree's whole path again.
         let (left, right, count) = state.group(group).map { tree in
@@ -669,7 +671,7 @@ final class ViewWriter {
             label = spread.newLabel
         }
         if state.group(group) == nil { logCreatedIfNew(group) }
-        state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey)
+        state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey, moving: moving)
         try persist(rowid, group, label, sortKey, context)
         keys[rowid] = rowKey
         entries.append(.insert(rowid: rowid, group: group, index: index))
