@@ -152,7 +152,7 @@ struct ViewState: ViewContents {
 
     /// Takes a row out of its group's order but leaves its entry in the row
     /// index, for a move that puts it back with `insert(..., moving: true)`:
-    /// one change to the index instead of a removal and an insert (3% of
+    /// one change to the index instead of a removal and an insert (2.5% of
     /// a one-row update commit's instructions). Until then the entry names
     /// a label its group no longer holds.
     @discardableResult
