@@ -23,17 +23,20 @@ final class PopulationStorageTests: FileDatabaseTestCase {
 
     private static func rowKey(_ index: Int) -> String { "k" + String(repeating: "x", count: index % 60) + "\(index)" }
 
+    /// Rows 0 ..< 301: four full statements of 64 rows, and some left over.
+    private static func write301Rows(_ t: ReadWriteTransaction) throws {
+        for index in 0 ..< 301 {
+            try t.setObject(Item.encode(group: nil, rank: (index * 37) % 101), forKey: rowKey(index),
+                            inCollection: "c", metadata: nil)
+        }
+    }
+
     func testAStoredPopulationReadsBackAsItWasWritten() throws {
         let counter = CallCounter()
         let before: [String: [String]]
         do {
             let database = try Database(path: path)
-            try database.newConnection().readWrite { t in
-                for index in 0 ..< 301 {   // four full statements of 64 rows, and some left over
-                    try t.setObject(Item.encode(group: nil, rank: (index * 37) % 101), forKey: Self.rowKey(index),
-                                    inCollection: "c", metadata: nil)
-                }
-            }
+            try database.newConnection().readWrite { try Self.write301Rows($0) }
             XCTAssertEqual(try database.registerView(view(counter), name: "v"), .built)
             before = try database.newConnection().read { try $0.view("v")!.dump() }
             XCTAssertEqual(before.count, 4)
@@ -73,10 +76,7 @@ final class PopulationStorageTests: FileDatabaseTestCase {
         do {
             let database = try Database(path: path)
             try database.newConnection().readWrite { t in
-                for index in 0 ..< 301 {
-                    try t.setObject(Item.encode(group: nil, rank: (index * 37) % 101), forKey: Self.rowKey(index),
-                                    inCollection: "c", metadata: nil)
-                }
+                try Self.write301Rows(t)
                 for index in 0 ..< 301 where index % 5 != 0 { try t.removeObject(forKey: Self.rowKey(index), inCollection: "c") }
             }
             XCTAssertEqual(try database.registerView(view(counter), name: "v"), .built)
