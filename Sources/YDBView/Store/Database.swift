@@ -284,7 +284,9 @@ public final class Database: @unchecked Sendable {
                 : tracked.seen == published.snapshot ? []
                 : Array(notifications[firstNotification(after: tracked.seen)...])
             connections[id] = TrackedConnection(connection: connection, seen: published.snapshot)
-            pruneNotifications()
+            // A read-write transaction prunes when it commits (or the next
+            // begin does): once per commit, not twice.
+            if !immediate { pruneNotifications() }
             return (published, skipped)
         }
     }
