@@ -76,6 +76,9 @@ final class CountedTreeTests: XCTestCase {
                 var whole: [Int] = []
                 tree.forEach { key, _ in whole.append(key); return true }
                 XCTAssertEqual(whole, model)
+                var keys: [Int] = []
+                tree.forEachKey { keys.append($0) }
+                XCTAssertEqual(keys, model)
             }
         }
     }

@@ -249,8 +249,20 @@ struct CountedTree<Key: Comparable, Value> {
         return try Self.visit(root, base: 0, lower ..< upper, reverse, body)
     }
 
-    /// Allocates nothing: it runs for every read of a range of rows, and
-    /// for every row write (the registry's names).
+    /// Visits every key in order, copying no value: listing a registry's
+    /// view names copied each view's whole state along (`forEach`).
+    func forEachKey(_ body: (Key) -> Void) {
+        func visit(_ node: Node) {
+            if node.isLeaf {
+                for key in node.keys { body(key) }
+            } else {
+                for child in node.children { visit(child) }
+            }
+        }
+        if let root { visit(root) }
+    }
+
+    /// Allocates nothing: it runs for every read of a range of rows.
     private static func visit(_ node: Node, base: Int, _ range: Range<Int>, _ reverse: Bool,
                               _ body: (Key, Value) throws -> Bool) rethrows -> Bool {
         if node.isLeaf {

@@ -26,7 +26,7 @@ struct ViewRegistry {
 
     /// Visits every registered name in byte order, with no array of them.
     func forEachName(_ body: (Name) -> Void) {
-        tree.forEach { name, _ in body(name); return true }
+        tree.forEachKey(body)
     }
 
     var isEmpty: Bool { tree.isEmpty }
