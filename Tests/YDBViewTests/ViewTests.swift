@@ -254,6 +254,42 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         XCTAssertNil(try connection.read { try $0.view("w") })
     }
 
+    /// A comparator that throws while an update moves a row poisons the
+    /// transaction, which may still be read: the row must read as out of
+    /// the view, not as half-placed (its index entry left without a row in
+    /// its group), and the rollback restores it.
+    func testAComparatorThrowingMidMoveLeavesTheViewReadable() throws {
+        struct Refused: Error {}
+        // Comparisons allowed before the comparator throws; nil: never.
+        let allowed = Locked<Int?>(nil)
+        let byRank = rankView().sorting
+        let guarded = ViewSorting(flavour: .object) { t, group, a, b in
+            var refuse = false
+            allowed.mutate { count in
+                guard let left = count else { return }
+                if left == 0 { refuse = true } else { count = left - 1 }
+            }
+            if refuse { throw Refused() }
+            guard case .comparator(let compare) = byRank.form else { return .same }
+            return try compare(t, group, a, b)
+        }
+        try database.registerView(View(grouping: rankView().grouping, sorting: guarded), name: "v")
+        for rank in 0 ..< 40 { try set("k\(rank)", "g", rank) }
+        let t = try connection.beginReadWriteTransaction()
+        // Two comparisons find that k3 no longer fits between its
+        // neighbours; the search for its new place then fails.
+        allowed.mutate { $0 = 2 }
+        XCTAssertThrowsError(try t.setObject(Item.encode(group: "g", rank: 20), forKey: "k3",
+                                             inCollection: "items", metadata: nil))
+        allowed.mutate { $0 = nil }
+        let view = try t.view("v")!
+        XCTAssertNil(try view.position(forKey: "k3", inCollection: "items"))
+        XCTAssertEqual(try view.numberOfItemsInAllGroups(), 39)
+        XCTAssertEqual(try view.numberOfItems(inGroup: "g"), 39)
+        t.rollback()
+        XCTAssertEqual(try dump(), ["g": (0 ..< 40).map { "k\($0)" }])
+    }
+
     func testChangingSortingInATransaction() throws {
         try database.registerView(rankView(), name: "v")
         for rank in 0 ..< 5 { try set("k\(rank)", "g", rank) }

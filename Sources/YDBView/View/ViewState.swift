@@ -161,6 +161,16 @@ struct ViewState: ViewContents {
         return removeFromGroup(stored)
     }
 
+    /// After a move that failed half-way (a callback or SQLite threw
+    /// between `removeFromOrder` and the insert): the row's index entry
+    /// goes unless its group holds the row under it, so the state reads as
+    /// a removal would have left it.
+    mutating func dropPlaceIfUnplaced(rowid: Int64) {
+        guard let stored = places.value(for: rowid) else { return }
+        let held = group(groupIDs[stored.groupID])?.value(for: stored.label)
+        if held != rowid { places.remove(rowid) }
+    }
+
     private mutating func removeFromGroup(_ stored: StoredPlace) -> (group: String, index: Int)? {
         let group = groupIDs[stored.groupID]
         let name = GroupName(value: group)

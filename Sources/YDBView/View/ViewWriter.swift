@@ -99,18 +99,24 @@ final class ViewWriter {
             return
         }
         state.removeFromOrder(rowid: rowid)
-        let newIndex = try position(of: subject, in: newGroup, context)
-        if newIndex == oldIndex {
-            // An inconsistent comparator can send it back where it was: the
-            // old label still sits between the same neighbours.
-            state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey, moving: true)
-            if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, context) }
-            logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
-            return
+        do {
+            let newIndex = try position(of: subject, in: newGroup, context)
+            if newIndex == oldIndex {
+                // An inconsistent comparator can send it back where it was: the
+                // old label still sits between the same neighbours.
+                state.insert(rowid: rowid, group: newGroup, label: current.label, sortKey: subject.sortKey, moving: true)
+                if let key = subject.sortKey { try persist(rowid, newGroup, current.label, key, context) }
+                logUpdate(rowid, rowKey, newGroup, oldIndex, kind)
+                return
+            }
+            keys[rowid] = rowKey
+            entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
+            try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, moving: true, context)
+        } catch {
+            // The transaction is poisoned, but may still be read.
+            state.dropPlaceIfUnplaced(rowid: rowid)
+            throw error
         }
-        keys[rowid] = rowKey
-        entries.append(.delete(rowid: rowid, group: newGroup, index: oldIndex))
-        try place(rowid, rowKey, subject.sortKey, in: newGroup, at: newIndex, moving: true, context)
     }
 
     /// Several rows were removed at once. Each group loses its rows from the
