@@ -2,6 +2,8 @@
 ** bench.c -- ydbview from C against plain SQLite, in one run.
 **
 **   build/ydbview-c-bench [rows] [commits]      (defaults: 100000 2000)
+**   build/ydbview-c-bench --profile <plain|compared|keyed>
+**                         <update|insert|delete|populate> [rows] [commits]
 **
 ** For `rows` rows in ONE group (the worst case for a sorted view):
 **   population  register a view over existing rows (C comparator; sort key)
@@ -21,6 +23,17 @@
 **               SELECT ... ORDER BY rank LIMIT 50 on the indexed table
 ** Both stores use WAL and synchronous=NORMAL. Medians of `commits` samples.
 ** Prints a Markdown table; progress goes to stderr.
+**
+** --profile runs one store's one-row commits of one kind (the engine's
+** reader catching up after each, outside the count), or its population,
+** each inside a function of its own, for an instruction count that covers
+** exactly that, e.g. (defaults: 20000 rows, 2000 commits):
+**   valgrind --tool=callgrind --toggle-collect=profiled_commit \
+**       build/ydbview-c-bench --profile keyed update
+**   valgrind --tool=callgrind --toggle-collect=profiled_population \
+**       build/ydbview-c-bench --profile plain populate 200000
+** Deletes remove the rows k0, k1, ... in turn; updates pick rows at
+** random; inserts add new keys.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <sqlite3.h>
@@ -433,7 +446,81 @@ static void take_turns(store *stores, int count, int commits, int op, char (*key
 }
 
 
+/* One commit of `pass` (0 update, 1 insert, 2 delete), without the
+** engine's reader catching up: what --profile counts. */
+__attribute__((noinline)) static void profiled_commit(store *s, int pass, const char *key, int64_t rank) {
+    if (!s->engine) {
+        sql(s->plain, "BEGIN");
+        run_statement(s->statements[pass], key, rank);
+        sql(s->plain, "COMMIT");
+    } else {
+        ydb_txn *txn;
+        MUST(ydb_txn_begin_read_write(s->writer, &txn));
+        if (pass < 2) MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
+        else MUST(ydb_txn_remove_object(txn, "items", key));
+        MUST(ydb_txn_commit(txn));
+    }
+}
+
+/* CREATE INDEX on the plain table, or the view's registration. */
+__attribute__((noinline)) static void profiled_population(sqlite3 *plain, ydb_database *db, int keyed) {
+    if (plain) sql(plain, "CREATE INDEX t_order ON t (grp, rank)");
+    else register_view(db, keyed);
+}
+
+static int profile(int argc, char **argv) {
+    static const char *const kinds[] = {"plain", "compared", "keyed"};
+    static const char *const passes[] = {"update", "insert", "delete", "populate"};
+    int rows = argc > 4 ? atoi(argv[4]) : 20000, commits = argc > 5 ? atoi(argv[5]) : 2000;
+    int which = -1, pass = -1, i;
+    char directory[] = "/tmp/ydbview-c-profile-XXXXXX", path[512], key[32];
+    store s;
+    for (i = 0; argc > 2 && i < 3; i++) if (strcmp(argv[2], kinds[i]) == 0) which = i;
+    for (i = 0; argc > 3 && i < 4; i++) if (strcmp(argv[3], passes[i]) == 0) pass = i;
+    if (which < 0 || pass < 0 || rows < 100 || commits < 1 || (pass == 2 && commits > rows) || !mkdtemp(directory)) {
+        fprintf(stderr, "usage: %s --profile <plain|compared|keyed> <update|insert|delete|populate> "
+                        "[rows >= 100] [commits >= 1, at most rows for delete]\n", argv[0]);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/%s.sqlite", directory, kinds[which]);
+    memset(&s, 0, sizeof s);
+    if (which == 0) plain_fill(path, rows, 0, NULL);
+    else engine_fill(path, rows, 0, NULL);
+    if (pass == 3) {
+        sqlite3 *plain = NULL;
+        ydb_database *db = NULL;
+        if (which == 0) {
+            if (sqlite3_open(path, &plain) != SQLITE_OK) exit(1);
+            sql(plain, "PRAGMA synchronous=NORMAL");
+        } else {
+            MUST(ydb_database_open(path, &db));
+        }
+        profiled_population(plain, db, which == 2);
+        if (plain) sqlite3_close(plain);
+        else ydb_database_close(db);
+    } else {
+        if (which == 0) {
+            plain_index(path, rows, 0, &s.out);
+            plain_open(&s, path);
+        } else {
+            engine_open(&s, path, which == 2);
+        }
+        for (i = 0; i < commits; i++) {
+            int64_t rank = (int64_t)(next_random() >> 24);
+            if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
+            else snprintf(key, sizeof key, pass == 1 ? "n%d" : "k%d", i);
+            profiled_commit(&s, pass, key, rank);
+            if (s.engine) MUST(ydb_connection_begin_long_lived_read(s.reader, NULL));
+        }
+        store_close(&s);
+    }
+    remove_files(path);
+    rmdir(directory);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--profile") == 0) return profile(argc, argv);
     int rows = argc > 1 ? atoi(argv[1]) : 100000;
     int commits = argc > 2 ? atoi(argv[2]) : 2000;
     char directory[] = "/tmp/ydbview-c-bench-XXXXXX", paths[3][512], rows_only[512];
