@@ -143,9 +143,10 @@ struct ViewState: ViewContents {
         }
     }
 
-    /// Removes a row; returns where it stood.
+    /// Removes a row; returns where it stood, and whether its group is now
+    /// empty (and gone).
     @discardableResult
-    mutating func remove(rowid: Int64) -> (group: String, index: Int)? {
+    mutating func remove(rowid: Int64) -> (group: String, index: Int, emptied: Bool)? {
         guard let stored = places.remove(rowid) else { return nil }
         return removeFromGroup(stored)
     }
@@ -156,7 +157,7 @@ struct ViewState: ViewContents {
     /// a one-row update commit's instructions). Until then the entry names
     /// a label its group no longer holds.
     @discardableResult
-    mutating func removeFromOrder(rowid: Int64) -> (group: String, index: Int)? {
+    mutating func removeFromOrder(rowid: Int64) -> (group: String, index: Int, emptied: Bool)? {
         guard let stored = places.value(for: rowid) else { return nil }
         return removeFromGroup(stored)
     }
@@ -171,7 +172,7 @@ struct ViewState: ViewContents {
         if held != rowid { places.remove(rowid) }
     }
 
-    private mutating func removeFromGroup(_ stored: StoredPlace) -> (group: String, index: Int)? {
+    private mutating func removeFromGroup(_ stored: StoredPlace) -> (group: String, index: Int, emptied: Bool)? {
         let group = groupIDs[stored.groupID]
         let name = GroupName(value: group)
         guard let (index, emptied) = groups.modifyValue(for: name, { tree -> (Int, Bool)? in
@@ -183,7 +184,7 @@ struct ViewState: ViewContents {
             groups.remove(name)
             dropEmptiedGroupIDsIfMany()
         }
-        return (group, index)
+        return (group, index, emptied)
     }
 
     /// Ids of groups that emptied are dropped once there are more of them

@@ -9,7 +9,8 @@ final class ViewWriter {
     private var keys = RowKeys()
     // Group names are compared as bytes (`Name`), never as Strings.
     private var loggedCreated: Set<Name> = []
-    private var shrunkGroups: Set<Name> = []
+    /// Groups a removal emptied (they may be filled again before the commit).
+    private var emptiedGroups: Set<Name> = []
     private var wasReset = false
     private var rowCache: SortingRowCache { instance.rowCache }
     /// Storage writes this transaction still owes, by rowid: a row's last
@@ -470,7 +471,7 @@ final class ViewWriter {
         if entries.isEmpty { entries = built.entries } else { entries.append(contentsOf: built.entries) }
         unplaced = built.unplaced
         loggedCreated.formUnion(built.loggedCreated)
-        shrunkGroups.formUnion(built.shrunkGroups)
+        emptiedGroups.formUnion(built.emptiedGroups)
         state = built.state
         instance.hint = .none
         // The rows `built` compared against: still as they are, but for the
@@ -621,7 +622,7 @@ final class ViewWriter {
     /// Logs groups that are empty at commit and returns the commit's log (nil
     /// when the view did nothing).
     func finish(snapshotBefore: UInt64, snapshot: UInt64) -> ViewCommitLog? {
-        var candidates = shrunkGroups.union(loggedCreated)
+        var candidates = emptiedGroups.union(loggedCreated)
         if wasReset { candidates.formUnion(before.groupNames.map { Name($0) }) }
         for group in candidates.sorted() where state.group(group.value) == nil {
             if before.group(group.value) != nil || loggedCreated.contains(group) {
@@ -685,12 +686,14 @@ final class ViewWriter {
     }
 
     private func remove(_ rowid: Int64, _ rowKey: RowKey, _ context: ViewWriteContext) throws {
-        guard let (group, index) = state.remove(rowid: rowid) else { return }
+        guard let (group, index, emptied) = state.remove(rowid: rowid) else { return }
         rowCache.forget(rowid)
         if instance.storageID != nil { unsaved[rowid] = .removed }
         keys[rowid] = rowKey
         entries.append(.delete(rowid: rowid, group: group, index: index))
-        shrunkGroups.insert(Name(group))
+        // Only a group this removal emptied may be empty at the commit: a
+        // later removal that empties another records that one.
+        if emptied { emptiedGroups.insert(Name(group)) }
     }
 
     private func reset(keys allKeys: RowKeys, _ context: ViewWriteContext) throws {
