@@ -147,21 +147,21 @@ struct CountedTree<Key: Comparable, Value> {
 
     // MARK: Lookups
 
-    func value(for key: Key) -> Value? {
+    /// The leaf holding `key` and its slot there; nil when absent.
+    private func leafSlot(of key: Key) -> (leaf: Node, slot: Int)? {
         guard var node = root else { return nil }
         while !node.isLeaf { node = node.children[node.slot(for: key)] }
         let slot = node.slot(for: key)
-        return slot < node.keys.count && node.keys[slot] == key ? node.values[slot] : nil
+        return slot < node.keys.count && node.keys[slot] == key ? (node, slot) : nil
+    }
+
+    func value(for key: Key) -> Value? {
+        leafSlot(of: key).map { $0.leaf.values[$0.slot] }
     }
 
     /// Whether `key` is present; copies no value (a view's instance, a
     /// group's tree), which `value(for:) != nil` would.
-    func contains(_ key: Key) -> Bool {
-        guard var node = root else { return false }
-        while !node.isLeaf { node = node.children[node.slot(for: key)] }
-        let slot = node.slot(for: key)
-        return slot < node.keys.count && node.keys[slot] == key
-    }
+    func contains(_ key: Key) -> Bool { leafSlot(of: key) != nil }
 
     func index(of key: Key) -> Int? {
         guard var node = root else { return nil }
