@@ -723,23 +723,16 @@ final class ViewWriter {
         let owed = unsaved.sorted { $0.key < $1.key }
         unsaved.removeAll()
         guard let id = instance.storageID else { return }
-        // Fewer rows than fill one of the batch's statements (a one-row
-        // commit) go one by one: the batch's buffer alone cost a one-row
-        // insert commit 1% of its instructions.
-        var batch = owed.count < ViewStorage.BulkPut.rowsPerStatement ? nil : ViewStorage.BulkPut(id: id, handle)
+        var writer = ViewStorage.BulkPut(id: id, handle, rows: owed.count)
         for (rowid, row) in owed {
             switch row {
             case .put(let group, let label, let sortKey):
-                if batch != nil {
-                    try batch!.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
-                } else {
-                    try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, handle)
-                }
+                try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
             case .removed:
                 try ViewStorage.delete(id: id, rowid: rowid, handle)
             }
         }
-        try batch?.finish()
+        try writer.finish()
     }
 
     /// The transaction rolled back: the cache may hold rows as it changed
