@@ -11,14 +11,8 @@ struct RowReader {
     func rowid(forKey key: String, inCollection collection: String) throws -> Int64? {
         let select = try handle.statement("SELECT rowid FROM ydb_rows WHERE collection = ?1 AND key = ?2")
         defer { select.reset() }
-        // Bound where they lie, for this lookup only.
-        var collection = collection, key = key
-        return try collection.withUTF8 { collectionBytes in
-            try key.withUTF8 { keyBytes in
-                select.bindInPlace(1, text: UnsafeRawBufferPointer(collectionBytes))
-                select.bindInPlace(2, text: UnsafeRawBufferPointer(keyBytes))
-                return try select.step() ? select.int64(0) : nil
-            }
+        return try select.withText(1, collection) {
+            try select.withText(2, key) { try select.step() ? select.int64(0) : nil }
         }
     }
 
@@ -217,30 +211,20 @@ struct RowTable {
                 ON CONFLICT (collection, key) DO NOTHING
             """)
         var rowid = largest + 1
-        // The names and the object are bound where they lie, for the
-        // statement's run only: SQLite's copies of them were 1.4% of a
-        // one-row insert commit's instructions.
-        var collection = collection, key = key
-        try collection.withUTF8 { collectionBytes in
-            try key.withUTF8 { keyBytes in
-                try object.withUnsafeBytes { objectBytes in
-                    insert.bindInPlace(1, text: UnsafeRawBufferPointer(collectionBytes))
-                    insert.bindInPlace(2, text: UnsafeRawBufferPointer(keyBytes))
-                    insert.bindInPlace(3, blob: objectBytes)
-                    insert.bind(4, metadata)
-                    insert.bind(5, rowid)
-                    do {
-                        try insert.run()
-                    } catch let error as YDBError where error.sqliteCode == Self.rowidTaken {
-                        let taken = try reader.largestRowid()
-                        guard taken > largest else { throw error }
-                        rowid = taken + 1
-                        insert.bind(5, rowid)
-                        try insert.run()
-                    }
-                }
+        insert.bind(4, metadata)
+        insert.bind(5, rowid)
+        func run() throws {
+            do {
+                try insert.run()
+            } catch let error as YDBError where error.sqliteCode == Self.rowidTaken {
+                let taken = try reader.largestRowid()
+                guard taken > largest else { throw error }
+                rowid = taken + 1
+                insert.bind(5, rowid)
+                try insert.run()
             }
         }
+        try insert.withText(1, collection) { try insert.withText(2, key) { try insert.withBlob(3, object, run) } }
         return handle.changes == 1 ? rowid : nil
     }
 
@@ -255,10 +239,7 @@ struct RowTable {
         let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
         update.bind(2, metadata)
         update.bind(3, rowid)
-        try object.withUnsafeBytes { objectBytes in   // bound where it lies, for this run only
-            update.bindInPlace(1, blob: objectBytes)
-            try update.run()
-        }
+        try update.withBlob(1, object) { try update.run() }
         return rowid
     }
 
