@@ -32,8 +32,10 @@
 **       build/ydbview-c-bench --profile keyed update
 **   valgrind --tool=callgrind --toggle-collect=profiled_population \
 **       build/ydbview-c-bench --profile plain populate 200000
-** Deletes remove the rows k0, k1, ... in turn; updates pick rows at
-** random; inserts add new keys.
+** Updates pick rows at random; inserts add new keys n0, n1, ...; deletes
+** remove such rows in turn, as the bench's delete pass removes its insert
+** pass's rows (they are added first, in one transaction, outside the
+** count).
 */
 #define _POSIX_C_SOURCE 200809L
 #include <sqlite3.h>
@@ -374,6 +376,24 @@ __attribute__((noinline)) static void profiled_commit(store *s, int pass, const 
     }
 }
 
+/* The rows n0 .. n<count - 1> that a profiled delete pass removes, added
+** in one transaction. */
+static void add_rows_to_delete(store *s, int count) {
+    ydb_txn *txn = NULL;
+    char key[32];
+    int i;
+    if (!s->engine) sql(s->plain, "BEGIN");
+    else MUST(ydb_txn_begin_read_write(s->writer, &txn));
+    for (i = 0; i < count; i++) {
+        int64_t rank = (int64_t)(next_random() >> 24);
+        snprintf(key, sizeof key, "n%d", i);
+        if (!s->engine) run_statement(s->statements[1], key, rank);
+        else MUST(ydb_txn_set_object(txn, "items", key, &rank, sizeof rank, NULL, 0));
+    }
+    if (!s->engine) sql(s->plain, "COMMIT");
+    else MUST(ydb_txn_commit(txn));
+}
+
 /* One timed one-row commit of `pass`. The engine's reader then catches
 ** up, untimed, as a screen would. */
 static double commit_once(store *s, int pass, const char *key, int64_t rank) {
@@ -469,9 +489,9 @@ static int profile(int argc, char **argv) {
     store s;
     for (i = 0; argc > 2 && i < 3; i++) if (strcmp(argv[2], kinds[i]) == 0) which = i;
     for (i = 0; argc > 3 && i < 4; i++) if (strcmp(argv[3], passes[i]) == 0) pass = i;
-    if (which < 0 || pass < 0 || rows < 100 || commits < 1 || (pass == 2 && commits > rows) || !mkdtemp(directory)) {
+    if (which < 0 || pass < 0 || rows < 100 || commits < 1 || !mkdtemp(directory)) {
         fprintf(stderr, "usage: %s --profile <plain|compared|keyed> <update|insert|delete|populate> "
-                        "[rows >= 100] [commits >= 1, at most rows for delete]\n", argv[0]);
+                        "[rows >= 100] [commits >= 1]\n", argv[0]);
         return 2;
     }
     snprintf(path, sizeof path, "%s/%s.sqlite", directory, kinds[which]);
@@ -497,10 +517,11 @@ static int profile(int argc, char **argv) {
         } else {
             engine_open(&s, path, which == 2);
         }
+        if (pass == 2) add_rows_to_delete(&s, commits);
         for (i = 0; i < commits; i++) {
             int64_t rank = (int64_t)(next_random() >> 24);
             if (pass == 0) snprintf(key, sizeof key, "k%d", (int)(next_random() % (uint64_t)rows));
-            else snprintf(key, sizeof key, pass == 1 ? "n%d" : "k%d", i);
+            else snprintf(key, sizeof key, "n%d", i);
             profiled_commit(&s, pass, key, rank);
             if (s.engine) MUST(ydb_connection_begin_long_lived_read(s.reader, NULL));
         }
