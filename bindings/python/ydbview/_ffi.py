@@ -444,6 +444,22 @@ version: str = decode(lib.ydb_libversion())
 version_number: int = lib.ydb_libversion_number()
 
 
+def holding_the_gil(name: str) -> Any:
+    """``lib.<name>``, called without releasing the GIL. ctypes releases
+    and retakes it around every other call (0.2 us); this is for the small
+    C functions a view callback calls once per row, which neither block nor
+    call back into Python."""
+    function = getattr(lib, name)
+    prototype = ctypes.PYFUNCTYPE(function.restype, *function.argtypes)
+    return prototype(ctypes.cast(function, ctypes.c_void_p).value)
+
+
+#: ``memory_at(address)[:size]``: the ``size`` bytes at ``address``, read by
+#: slicing a ctypes view of the memory there -- no foreign call, where
+#: ``ctypes.string_at`` is one (0.26 us against 0.68 per view callback row).
+memory_at = (ctypes.c_char * (1 << 40)).from_address
+
+
 def last_error() -> Tuple[int, str]:
     """The calling thread's last error code and message."""
     return lib.ydb_errcode(), decode(lib.ydb_errmsg())

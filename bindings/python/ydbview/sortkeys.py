@@ -128,7 +128,9 @@ def encode_value(value: Any) -> bytes:
             if kind is int and -_SIGN <= item < _SIGN:
                 parts.append(_pack_u64(item + _SIGN))
             elif kind is str:
-                parts.append(_escaped(item.encode("utf-8")))
+                data = item.encode("utf-8")
+                # _escaped's work, without a call for the common string with no NUL.
+                parts.append(_escaped(data) if b"\x00" in data else data + b"\x00\x01")
             else:
                 break
         else:

@@ -53,7 +53,7 @@ from ._values import IndexPath, Row, ViewRow
 from .errors import Status, error_for
 from .mappings import Mappings
 from .notifications import CommitNotification, _NotificationList
-from .serializers import Serializer
+from .serializers import Serializer, deserializer_of
 from .sortkeys import encode_value
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
@@ -239,21 +239,29 @@ def sorting(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = N
 # ---------------------------------------------------------------------------
 
 _row_at = _ffi.ViewRowStruct.from_address
+_memory_at = _ffi.memory_at
 _int_at = c_int.from_address
 # What ViewRow(...) runs, without the Python-level __new__ of a NamedTuple
 # in between: a row is made for every callback call.
 _new_tuple = tuple.__new__
 
 
-def _view_row(address: int, load: Callable[[bytes], Any],
-              load_metadata: Callable[[bytes], Any]) -> ViewRow:
+def _view_row(address: int, load: Optional[Callable[[bytes], Any]],
+              load_metadata: Optional[Callable[[bytes], Any]]) -> ViewRow:
     """The ViewRow of the ``ydb_view_row`` at ``address`` (see
-    ``_ffi.GROUPING_FN`` for why an address)."""
+    ``_ffi.GROUPING_FN`` for why an address). ``load``/``load_metadata``
+    None keep the bytes (``deserializer_of``): a call per row saved."""
     raw = _row_at(address)
     obj, meta = raw.object, raw.metadata
-    return _new_tuple(ViewRow, (decode(raw.collection), decode(raw.key),
-                                None if obj is None else load(string_at(obj, raw.object_size)),
-                                None if meta is None else load_metadata(string_at(meta, raw.metadata_size))))
+    if obj is not None:
+        obj = _memory_at(obj)[:raw.object_size]
+        if load is not None:
+            obj = load(obj)
+    if meta is not None:
+        meta = _memory_at(meta)[:raw.metadata_size]
+        if load_metadata is not None:
+            meta = load_metadata(meta)
+    return _new_tuple(ViewRow, (decode(raw.collection), decode(raw.key), obj, meta))
 
 
 def _order(value: Any) -> int:
@@ -283,8 +291,8 @@ class _ViewCallbacks:
         # Bound once: these run for every row written and every comparison.
         self.group_fn, self.group_lends = grouping.fn, grouping.transaction
         self.sort_fn, self.sort_lends = sorting.fn, sorting.transaction
-        self.load = serializer.deserialize
-        self.load_metadata = metadata_serializer.deserialize
+        self.load = deserializer_of(serializer)
+        self.load_metadata = deserializer_of(metadata_serializer)
         self.lend = lend
         #: Group names already encoded for C: a view has few groups and
         #: names every row's, so each name is checked and encoded once
@@ -328,8 +336,8 @@ class _ViewCallbacks:
         return 0
 
 
-_group_result_set = lib.ydb_group_result_set
-_sort_key_append_raw = lib.ydb_sort_key_append_raw
+_group_result_set = _ffi.holding_the_gil("ydb_group_result_set")
+_sort_key_append_raw = _ffi.holding_the_gil("ydb_sort_key_append_raw")
 _GROUPING_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUPING_FN, failed=1, call=_ViewCallbacks.group)
 _SORTING_TRAMPOLINE = _callbacks.trampoline(_ffi.SORTING_FN, failed=1, call=_ViewCallbacks.order)
 _SORT_KEY_TRAMPOLINE = _callbacks.trampoline(_ffi.SORT_KEY_FN, failed=1, call=_ViewCallbacks.sort_key)
@@ -813,9 +821,10 @@ class ViewTransaction:
         raises ``MisuseError``)."""
         txn = self.transaction
         lend = txn._callback_transaction
+        load, load_metadata = txn._deserializers()
 
         def classify(handle: Optional[int], row: int, out_order: int) -> int:
-            viewed = _view_row(row, txn._load, txn._load_metadata)
+            viewed = _view_row(row, load, load_metadata)
             _int_at(out_order).value = _order(fn(lend(handle), viewed) if transaction else fn(viewed))
             return 0
 
