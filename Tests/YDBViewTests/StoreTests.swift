@@ -8,6 +8,39 @@ final class StoreTests: XCTestCase {
 
     func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// An update or a removal by key finds its row in the statement that
+    /// changes it, and SQLite's update hook names the row: each must name
+    /// the row it changed, also right after an insert (which the hook
+    /// reports too) and among keys that have no row.
+    func testWritesByKeyNameTheRowTheyChanged() throws {
+        let connection = try database.newConnection()
+        var ids: [String: Int64] = [:]
+        try connection.readWrite { t in
+            for key in ["a", "b", "c", "d"] {
+                try t.setObject(bytes(key), forKey: key, inCollection: "c", metadata: nil)
+                ids[key] = try t.rowid(forKey: key, inCollection: "c")
+            }
+        }
+        XCTAssertEqual(Set(ids.values).count, 4)
+        let reader = try database.newConnection()
+        _ = try reader.beginLongLivedReadTransaction()
+        try connection.readWrite { t in
+            try t.setObject(bytes("n"), forKey: "new", inCollection: "c", metadata: nil)
+            ids["new"] = try t.rowid(forKey: "new", inCollection: "c")
+            try t.setObject(bytes("B"), forKey: "b", inCollection: "c", metadata: nil)
+            try t.removeObjects(forKeys: ["a", "missing", "d"], inCollection: "c")
+            try t.setObject(bytes("C"), forKey: "c", inCollection: "c", metadata: nil)
+        }
+        let notifications = try reader.beginLongLivedReadTransaction()
+        XCTAssertEqual(notifications.count, 1)
+        XCTAssertEqual(notifications.first?.changedRowids, ["new", "b", "a", "d", "c"].map { ids[$0]! })
+        try connection.read { t in
+            XCTAssertEqual(try t.keys(inCollection: "c"), ["b", "c", "new"])
+            XCTAssertEqual(try t.object(forKey: "b", inCollection: "c"), bytes("B"))
+            XCTAssertEqual(try t.rowid(forKey: "c", inCollection: "c"), ids["c"])
+        }
+    }
+
     func testSetGetRemoveAndCounts() throws {
         let connection = try database.newConnection()
         try connection.readWrite { t in

@@ -160,10 +160,16 @@ public class ReadTransaction: @unchecked Sendable {
     // MARK: Internal row access (for views; no locking, no validation)
 
     func rowid(forKey key: String, inCollection collection: String) throws -> Int64? {
+        guard try mayHaveRow(key, collection) else { return nil }
+        return try rows.rowid(forKey: key, inCollection: collection)
+    }
+
+    /// Validates the names, then says whether a row could have them
+    /// (`storable`): what every lookup by (collection, key) checks first.
+    func mayHaveRow(_ key: String, _ collection: String) throws -> Bool {
         try validateName(key, "key")
         try validateName(collection, "collection")
-        guard storable(key, collection) else { return nil }
-        return try rows.rowid(forKey: key, inCollection: collection)
+        return storable(key, collection)
     }
 
     /// False for a name longer than SQLite stores: no row can have it, so a

@@ -319,8 +319,8 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         try write {
             var removed: [(rowid: Int64, rowKey: RowKey)] = []
             for key in keys {
-                guard let rowid = try rowid(forKey: key, inCollection: collection) else { continue }
-                try table.delete(rowid)
+                guard try mayHaveRow(key, collection),
+                      let rowid = try table.delete(key: key, collection: collection) else { continue }
                 let rowKey = RowKey(collection: collection, key: key)
                 record(.removed, rowKey, rowid)
                 removed.append((rowid, rowKey))

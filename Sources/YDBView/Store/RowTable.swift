@@ -229,18 +229,18 @@ struct RowTable {
     }
 
     /// Replaces the object and metadata of the row at (collection, key) and
-    /// returns its rowid, or returns nil when there is no such row. A lookup
-    /// and an update by rowid: one `UPDATE … RETURNING` would be a single
-    /// statement, but SQLite builds a temporary table for every RETURNING,
-    /// which cost more than the second statement (in a profile, most of
-    /// what a one-row update spent writing `ydb_rows`).
+    /// returns its rowid, or returns nil when there is no such row. One
+    /// statement: the handle's update hook reports which row it changed
+    /// (`SQLiteHandle.lastChangedRowid`), where a lookup and then an update
+    /// by rowid took two.
     func update(key: String, collection: String, object: [UInt8], metadata: [UInt8]?) throws -> Int64? {
-        guard let rowid = try reader.rowid(forKey: key, inCollection: collection) else { return nil }
-        let update = try handle.statement("UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE rowid = ?3")
+        let update = try handle.statement(
+            "UPDATE ydb_rows SET object = ?1, metadata = ?2 WHERE collection = ?3 AND key = ?4")
         update.bind(2, metadata)
-        update.bind(3, rowid)
-        try update.withBlob(1, object) { try update.run() }
-        return rowid
+        try update.withText(3, collection) {
+            try update.withText(4, key) { try update.withBlob(1, object) { try update.run() } }
+        }
+        return handle.changes == 1 ? handle.lastChangedRowid : nil
     }
 
     func update(_ rowid: Int64, object: [UInt8]) throws {
@@ -257,10 +257,12 @@ struct RowTable {
         try update.run()
     }
 
-    func delete(_ rowid: Int64) throws {
-        let delete = try handle.statement("DELETE FROM ydb_rows WHERE rowid = ?1")
-        delete.bind(1, rowid)
-        try delete.run()
+    /// Deletes the row at (collection, key) and returns its rowid, or nil
+    /// when there is no such row (one statement, as `update(key:…)`).
+    func delete(key: String, collection: String) throws -> Int64? {
+        let delete = try handle.statement("DELETE FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+        try delete.withText(1, collection) { try delete.withText(2, key) { try delete.run() } }
+        return handle.changes == 1 ? handle.lastChangedRowid : nil
     }
 
     /// Deletes every row of `collection`; returns what it deleted.

@@ -21,6 +21,14 @@ final class SQLiteHandle {
     /// running the statement with a NULL where the value should be.
     fileprivate var bindFailures: [OpaquePointer: YDBError] = [:]
 
+    /// Where SQLite's update hook writes the row id of the last `ydb_rows`
+    /// row a statement on this handle changed (`ydb_sqlite_track_rowids`).
+    private let changedRowidSlot = UnsafeMutablePointer<sqlite3_int64>.allocate(capacity: 1)
+
+    /// The row id of the `ydb_rows` row the last statement changed; read it
+    /// only when that statement changed exactly one row (`changes == 1`).
+    var lastChangedRowid: Int64 { changedRowidSlot.pointee }
+
     /// `maxValueBytes` lowers SQLite's length limit (it can only be lowered).
     init(path: String, maxValueBytes lowered: Int32? = nil) throws {
         var handle: OpaquePointer?
@@ -46,6 +54,8 @@ final class SQLiteHandle {
         // own writes are already known to its views, and a trigger per row
         // written was a third of a bulk insert's time.
         ydb_sqlite_enable_triggers(handle, 0)
+        changedRowidSlot.initialize(to: 0)
+        ydb_sqlite_track_rowids(handle, changedRowidSlot)
         sqlite3_exec(handle, """
             PRAGMA synchronous = NORMAL;
             PRAGMA wal_autocheckpoint = 0;
@@ -53,7 +63,10 @@ final class SQLiteHandle {
             """, nil, nil, nil)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        changedRowidSlot.deallocate()
+    }
 
     func close() {
         for statement in cache.values { sqlite3_finalize(statement) }
