@@ -84,6 +84,15 @@ struct CountedTree<Key: Comparable, Value> {
             last = isLeaf ? values.last : children.last?.last
         }
 
+        /// Internal: keeps `keys[slot]` the largest key below child `slot`
+        /// after that child changed. Written only when it changed: a path
+        /// copy shares the keys array until it is written, and a change
+        /// inside a child (not at its end) leaves its largest key as it was.
+        func setLargestKey(of slot: Int) {
+            let largest = children[slot].keys.last!
+            if keys[slot] != largest { keys[slot] = largest }
+        }
+
         var isLeaf: Bool { children.isEmpty }
         func copy() -> Node { Node(copying: self) }
 
@@ -331,7 +340,7 @@ struct CountedTree<Key: Comparable, Value> {
                 node.keys.insert(right.keys.last!, at: slot + 1)
             }
             node.counts[slot] = child.total
-            node.keys[slot] = child.keys.last!
+            node.setLargestKey(of: slot)
             if tracksLast { node.refreshLast() }
         }
         return node.keys.count > capacity ? split(node) : nil
@@ -392,7 +401,7 @@ struct CountedTree<Key: Comparable, Value> {
             node.keys.remove(at: slot)
         } else {
             node.counts[slot] = child.total
-            node.keys[slot] = child.keys.last!
+            node.setLargestKey(of: slot)
             mergeIfSparse(node, at: slot)
         }
         if tracksLast { node.refreshLast() }
