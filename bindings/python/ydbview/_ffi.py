@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from ctypes import (
     CFUNCTYPE,
     POINTER,
@@ -457,7 +458,8 @@ def holding_the_gil(name: str) -> Any:
 #: ``memory_at(address)[:size]``: the ``size`` bytes at ``address``, read by
 #: slicing a ctypes view of the memory there -- no foreign call, where
 #: ``ctypes.string_at`` is one (0.26 us against 0.68 per view callback row).
-memory_at = (ctypes.c_char * (1 << 40)).from_address
+#: (The view's length only bounds what a slice may ask for.)
+memory_at = (ctypes.c_char * min(1 << 40, sys.maxsize)).from_address
 
 
 def last_error() -> Tuple[int, str]:
