@@ -165,6 +165,15 @@ public struct ViewSorting: Sendable {
     /// per comparison, and held once.
     package typealias PreparedComparator = @Sendable () -> any PreparedRows
 
+    /// For the same bindings: placing a row compares it with about log2(n)
+    /// others, and this converts it (and its group) once a placement, not
+    /// once a comparison. It calls `body` with a comparison of `row` against
+    /// any other row, valid during the call; each comparison is lent the
+    /// transaction running it, as the comparator is.
+    package typealias FixedComparator = @Sendable (
+        _ group: String, _ row: ViewRow,
+        _ body: (_ compare: (ReadTransaction, ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
+
     public let flavour: ViewFlavour
     public let options: InvokeOptions
     /// True when the body takes the transaction.
@@ -172,6 +181,8 @@ public struct ViewSorting: Sendable {
     let form: Form
     /// Set only with a comparator (see `PreparedComparator`).
     private(set) var prepare: PreparedComparator?
+    /// Set only with a comparator (see `FixedComparator`).
+    private(set) var fixed: FixedComparator?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
@@ -203,9 +214,10 @@ public struct ViewSorting: Sendable {
     /// A comparator reading the transaction running it, with the form a
     /// population sorts through (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator,
-                 prepared: @escaping PreparedComparator) {
+                 prepared: @escaping PreparedComparator, fixed: FixedComparator? = nil) {
         self.init(flavour: flavour, options: options, body)
         prepare = prepared
+        self.fixed = fixed
     }
 
     private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
@@ -214,6 +226,7 @@ public struct ViewSorting: Sendable {
         readsTransaction = reads
         self.form = form
         prepare = nil
+        fixed = nil
     }
 
     /// Whether this is the sort-key form.

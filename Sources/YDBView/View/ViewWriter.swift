@@ -788,7 +788,9 @@ final class ViewWriter {
             return upperBound(in: keyed, of: group) { Self.order(key, $0.key) == .ascending }
         case .row(let row):
             guard let rows = state.group(group)?.rows else { return 0 }
-            return try upperBound(in: rows, of: group) { try compare(row, $0, group, context) == .ascending }
+            return try withComparisons(of: row, in: group, context) { compare in
+                try upperBound(in: rows, of: group) { try compare($0) == .ascending }
+            }
         }
     }
 
@@ -817,7 +819,9 @@ final class ViewWriter {
         case .key(let key):
             return Self.fits(at: index, in: state.group(group)!.keyedRows!) { Self.order(key, $0.key) }
         case .row(let row):
-            return try Self.fits(at: index, in: state.group(group)!.rows!) { try compare(row, $0, group, context) }
+            return try withComparisons(of: row, in: group, context) { compare in
+                try Self.fits(at: index, in: state.group(group)!.rows!, compare)
+            }
         }
     }
 
@@ -835,19 +839,52 @@ final class ViewWriter {
         return order < 0 ? .ascending : order == 0 ? .same : .descending
     }
 
-    /// `row` against the row `otherRowid` of `group`, by the comparator
-    /// (the other row read back once and kept in `rowCache`).
-    private func compare(_ row: ViewRow, _ otherRowid: Int64, _ group: String,
-                         _ context: ViewWriteContext) throws -> ViewOrder {
+    /// Runs `body` with the order of `row` (being placed in `group`) against
+    /// the row with a given id, by the comparator: the other row read back
+    /// once and kept in `rowCache`, and through the sorting's fixed form
+    /// when the binding has one (`ViewSorting.FixedComparator`: `row`
+    /// converted once, not once a comparison).
+    private func withComparisons<T>(of row: ViewRow, in group: String, _ context: ViewWriteContext,
+                                    _ body: ((Int64) throws -> ViewOrder) throws -> T) throws -> T {
         guard case .comparator(let compare) = definition.sorting.form else { preconditionFailure("form changed") }
-        let other: ViewRow
-        if let cached = rowCache.row(otherRowid) {
-            other = cached
-        } else {
-            other = try context.rows.loadRow(otherRowid, definition.sorting.flavour)
-            rowCache.store(other, for: otherRowid)
+        let name = instance.name
+        guard let fixed = definition.sorting.fixed else {
+            return try body { otherRowid in
+                let other = try sortingRow(otherRowid, context)
+                return try Self.callback(name, "sorting") { try compare(context.transaction, group, row, other) }
+            }
         }
-        return try Self.callback(instance.name, "sorting") { try compare(context.transaction, group, row, other) }
+        // What `body` throws (a row's load, or a comparison's failure,
+        // already named) passes through the binding untouched.
+        var outcome: Result<T, Error>?
+        try Self.callback(name, "sorting") {
+            try fixed(group, row) { compareFixed in
+                // `body` calls it only before returning, as `fixed` requires.
+                withoutActuallyEscaping(compareFixed) { compareFixed in
+                    outcome = Result {
+                        try body { otherRowid in
+                            let other = try sortingRow(otherRowid, context)
+                            return try Self.callback(name, "sorting") {
+                                let lent = CallbackTransaction.borrow(try context.transaction)
+                                defer { lent.giveBack() }
+                                return try compareFixed(lent, other)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard let outcome else { throw YDBError(.callbackFailed, "view '\(name)': sorting never compared") }
+        return try outcome.get()
+    }
+
+    /// A row as the sorting callback reads it, from the sorting row cache
+    /// or else from the row table (then kept in the cache).
+    private func sortingRow(_ rowid: Int64, _ context: ViewWriteContext) throws -> ViewRow {
+        if let cached = rowCache.row(rowid) { return cached }
+        let row = try context.rows.loadRow(rowid, definition.sorting.flavour)
+        rowCache.store(row, for: rowid)
+        return row
     }
 
     private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
