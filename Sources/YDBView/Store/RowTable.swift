@@ -240,7 +240,7 @@ struct RowTable {
         try update.withText(3, collection) {
             try update.withText(4, key) { try update.withBlob(1, object) { try update.run() } }
         }
-        return handle.changes == 1 ? handle.lastChangedRowid : nil
+        return handle.lastChangedRowid
     }
 
     func update(_ rowid: Int64, object: [UInt8]) throws {
@@ -262,7 +262,7 @@ struct RowTable {
     func delete(key: String, collection: String) throws -> Int64? {
         let delete = try handle.statement("DELETE FROM ydb_rows WHERE collection = ?1 AND key = ?2")
         try delete.withText(1, collection) { try delete.withText(2, key) { try delete.run() } }
-        return handle.changes == 1 ? handle.lastChangedRowid : nil
+        return handle.lastChangedRowid
     }
 
     /// Deletes every row of `collection`; returns what it deleted.

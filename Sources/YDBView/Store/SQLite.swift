@@ -25,9 +25,9 @@ final class SQLiteHandle {
     /// row a statement on this handle changed (`ydb_sqlite_track_rowids`).
     private let changedRowidSlot = UnsafeMutablePointer<sqlite3_int64>.allocate(capacity: 1)
 
-    /// The row id of the `ydb_rows` row the last statement changed; read it
-    /// only when that statement changed exactly one row (`changes == 1`).
-    var lastChangedRowid: Int64 { changedRowidSlot.pointee }
+    /// The row id of the `ydb_rows` row the last statement changed, when it
+    /// changed exactly one; nil when it changed none (or several).
+    var lastChangedRowid: Int64? { changes == 1 ? changedRowidSlot.pointee : nil }
 
     /// `maxValueBytes` lowers SQLite's length limit (it can only be lowered).
     init(path: String, maxValueBytes lowered: Int32? = nil) throws {
