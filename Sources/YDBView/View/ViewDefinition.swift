@@ -181,8 +181,13 @@ public struct ViewSorting: Sendable {
     let form: Form
     /// Set only with a comparator (see `PreparedComparator`).
     private(set) var prepare: PreparedComparator?
+    /// The binding's `FixedComparator`, given the running transaction: each
+    /// comparison borrows it, as the comparator form's body does.
+    typealias RunningFixedComparator = @Sendable (
+        _ running: ReadTransaction, _ group: String, _ row: ViewRow,
+        _ body: (_ compare: (ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
     /// Set only with a comparator (see `FixedComparator`).
-    private(set) var fixed: FixedComparator?
+    private(set) var fixed: RunningFixedComparator?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
@@ -217,7 +222,20 @@ public struct ViewSorting: Sendable {
                  prepared: @escaping PreparedComparator, fixed: FixedComparator? = nil) {
         self.init(flavour: flavour, options: options, body)
         prepare = prepared
-        self.fixed = fixed
+        self.fixed = fixed.map { fixed in
+            { @Sendable running, group, row, body in
+                try fixed(group, row) { compare in
+                    // `body` calls it only before it returns, as `fixed` requires.
+                    try withoutActuallyEscaping(compare) { compare in
+                        try body { other in
+                            let lent = CallbackTransaction.borrow(running)
+                            defer { lent.giveBack() }
+                            return try compare(lent, other)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {

@@ -858,17 +858,13 @@ final class ViewWriter {
         // already named) passes through the binding untouched.
         var outcome: Result<T, Error>?
         try Self.callback(name, "sorting") {
-            try fixed(group, row) { compareFixed in
-                // `body` calls it only before returning, as `fixed` requires.
+            try fixed(try context.transaction, group, row) { compareFixed in
+                // `body` calls it only before it returns, as `fixed` requires.
                 withoutActuallyEscaping(compareFixed) { compareFixed in
                     outcome = Result {
                         try body { otherRowid in
                             let other = try sortingRow(otherRowid, context)
-                            return try Self.callback(name, "sorting") {
-                                let lent = CallbackTransaction.borrow(try context.transaction)
-                                defer { lent.giveBack() }
-                                return try compareFixed(lent, other)
-                            }
+                            return try Self.callback(name, "sorting") { try compareFixed(other) }
                         }
                     }
                 }
