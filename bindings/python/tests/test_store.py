@@ -178,3 +178,22 @@ def test_explicit_begin_and_end(conn: ydbview.Connection) -> None:
     r.end()
     r.end()
     assert not r.active
+
+
+def test_row_enumerations_carry_the_bytes_as_stored(db: ydbview.Database, conn: ydbview.Connection) -> None:
+    # Objects and metadata are read from C's memory as each row is visited:
+    # an empty object, empty metadata and no metadata stay apart.
+    stored = {"a": (b"object", b"meta"), "b": (b"", b""), "c": (b"\x00two\x00", None)}
+    db.register_view("all", ydbview.grouping(flavour="key")(lambda row: "g"),
+                     key=ydbview.key_sorting(flavour="key")(lambda group, row: row.key))
+    with conn.read_write() as t:
+        for key, (obj, meta) in stored.items():
+            t.set("c", key, obj, meta)
+    with conn.read() as t:
+        by_collection: list = []
+        t.enumerate_rows("c", lambda key, obj, meta: by_collection.append((key, obj, meta)) and None)
+        assert by_collection == [(key, obj, meta) for key, (obj, meta) in stored.items()]
+        by_view: list = []
+        t.view("all").enumerate_rows("g", lambda row, index: by_view.append((index, row)) and None)
+        assert by_view == [(index, ydbview.ViewRow("c", key, obj, meta))
+                           for index, (key, (obj, meta)) in enumerate(stored.items())]

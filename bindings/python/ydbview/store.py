@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import traceback
 import warnings
-from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, string_at
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _callbacks, _ffi
 from ._base import _Closeable, _check, _enumerate
-from ._ffi import lib
+from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
 from .errors import ObserverWarning, Status
@@ -507,8 +507,8 @@ class ReadTransaction:
 
         def row(key: bytes, obj: Optional[int], obj_size: int,
                 meta: Optional[int], meta_size: int) -> Any:
-            object_bytes = string_at(obj, obj_size) if obj else b""
-            metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
+            object_bytes = memory_at(obj)[:obj_size] if obj else b""
+            metadata_bytes = memory_at(meta)[:meta_size] if meta else None
             return body(decode(key), self._load(object_bytes), self._load_metadata(metadata_bytes))
 
         _enumerate(lib.ydb_txn_enumerate_rows, self._handle, encoded, each=row)

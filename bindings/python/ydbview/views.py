@@ -734,8 +734,8 @@ class ViewTransaction:
 
         def visit(c: bytes, k: bytes, index: int, obj: Optional[int], obj_size: int,
                   meta: Optional[int], meta_size: int) -> Any:
-            object_bytes = string_at(obj, obj_size) if obj else b""
-            metadata_bytes = (string_at(meta, meta_size) if meta_size else b"") if meta else None
+            object_bytes = _memory_at(obj)[:obj_size] if obj else b""
+            metadata_bytes = _memory_at(meta)[:meta_size] if meta else None
             row = ViewRow(decode(c), decode(k), txn._load(object_bytes), txn._load_metadata(metadata_bytes))
             return body(row, index)
 
