@@ -26,8 +26,9 @@ final class StaleViewTests: FileDatabaseTestCase {
         try database.newConnection().read { try $0.view("v")!.dump()["g"] ?? [] }
     }
 
-    /// A view's storage rows are written when its transaction commits, all
-    /// at once in rowid order (`ViewWriter.saveStorage`): after one
+    /// A transaction that changes a batch of rows or more writes its view's
+    /// storage rows at its commit, all at once in rowid order
+    /// (`ViewWriter.saveStorage`): after one
     /// transaction that inserts, moves (relabelling windows) and removes
     /// many rows, the view reopens as stored, with no callback, exactly as
     /// it was shown.

@@ -9,11 +9,18 @@ enum Tuning {
     static let labelStep: Int64 = 8
     /// Smallest gap a relabelled window may leave between labels.
     static let relabelGap: Int64 = 2
+    /// Rows a persistent view's commits leave unstored before one commit
+    /// stores them all (`UnstoredRows`).
+    static let viewRowsWrittenAtOnce = 4
     static let checksInvariants = true
     #else
     static let treeCapacity = 64
     static let labelStep: Int64 = 1 << 32
     static let relabelGap: Int64 = 1 << 10
+    /// At most this many log pages a write of them (2 MiB): well inside
+    /// the log's bound (`WALPolicy`) even when every row is on a page of
+    /// its own.
+    static let viewRowsWrittenAtOnce = 512
     static let checksInvariants = false
     #endif
 }

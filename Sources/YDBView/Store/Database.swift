@@ -133,8 +133,11 @@ public final class Database: @unchecked Sendable {
     /// Closes the database and every connection of it: open transactions end
     /// (read-write ones roll back) and report `.closed` ("its database was
     /// closed") when used again; a temporary database's files are deleted.
-    /// Idempotent.
+    /// First it stores the changes persistent views still keep in memory
+    /// (`UnstoredRows`): a process that ends without closing leaves those
+    /// views stale. Idempotent.
     public func close() {
+        storeUnstoredViewRows()
         // What the database held is released after the lock: an observer or
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.
@@ -179,6 +182,45 @@ public final class Database: @unchecked Sendable {
                 unlink(path + suffix)
             }
             rmdir(temporaryDirectory)
+        }
+    }
+
+    /// Writes what the views' storage tables still miss (`UnstoredRows`),
+    /// so that they load as stored when next registered. Best effort, as a
+    /// checkpoint is: skipped when a write stays open or the write fails
+    /// (those views then repopulate at their next registration, as after a
+    /// crash). A view an asynchronous registration is storing owes nothing
+    /// here: its table is not complete, and it stays marked not fresh
+    /// unless the registration finished.
+    private func storeUnstoredViewRows() {
+        guard !isClosed, !writeGate.isHeldByCurrentThread, writeGate.enter(waitingAtMost: 100) else { return }
+        defer { writeGate.leave() }
+        var owing: [(id: Int64, unstored: UnstoredRows)] = []
+        stateLock.withLock {
+            guard !closed else { return }
+            let views = published.views
+            views.forEachName { name in
+                guard let instance = views[name], let id = instance.storageID, instance.unstored.owesWrites else { return }
+                owing.append((id, instance.unstored))
+            }
+        }
+        guard !owing.isEmpty, let handle = try? SQLiteHandle(path: path, maxValueBytes: maxValueBytes) else { return }
+        defer { handle.close() }
+        do {
+            try handle.execute("BEGIN IMMEDIATE")
+            for (id, unstored) in owing {
+                let rows = unstored.rows.sorted { $0.key < $1.key }
+                try ViewStorage.write(rows, count: rows.count, id: id, handle)
+                try ViewStorage.setFresh(true, id: id, handle)
+            }
+            try handle.execute("COMMIT")
+        } catch {
+            try? handle.execute("ROLLBACK")
+            return
+        }
+        for (_, unstored) in owing {
+            unstored.rows = [:]
+            unstored.markedStale = false
         }
     }
 

@@ -129,6 +129,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
+        for writer in writers.values { writer.storageCommitted() }
         if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
         if let storedLargestRowid { database.storedLargestRowid = storedLargestRowid }
         // This connection's cached rows move past its own commit.
@@ -402,16 +403,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     }
 
     /// Runs view maintenance work with the transaction's failure rules.
-    /// The views' owed storage writes go first: registration work reads,
-    /// drops and rewrites stored views, and must find them as they are.
     func viewWork<T>(_ body: () throws -> T) throws -> T {
-        try write {
-            try saveViewStorage()
-            return try body()
-        }
+        try write(body)
     }
 
-    /// Writes every view's owed storage rows (`ViewWriter.saveStorage`).
+    /// Writes (or leaves unstored) every view's owed storage rows
+    /// (`ViewWriter.saveStorage`).
     private func saveViewStorage() throws {
         for writer in writers.values { try writer.saveStorage(handle) }
     }

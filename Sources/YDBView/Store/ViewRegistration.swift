@@ -122,14 +122,21 @@ extension ReadWriteTransaction {
     /// The writer a population of `view` fills, over fresh storage: the
     /// registered view's own (its log then shows its old rows removed), or
     /// a new one.
-    func writerToPopulate(_ view: View, name: String) throws -> ViewWriter {
+    /// `storedLater`: an asynchronous registration stores the rows, a
+    /// chunk at a time (`storeRows`).
+    func writerToPopulate(_ view: View, name: String, storedLater: Bool = false) throws -> ViewWriter {
         let storageID = try freshStorage(for: view, name: name)
+        let populated: ViewWriter
         if let existing = writer(named: name) {
             releaseReplaced(existing, by: view)
-            existing.takeDefinition(view, storageID: storageID)
-            return existing
+            existing.takeDefinition(view)
+            populated = existing
+        } else {
+            populated = ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: storageID,
+                                                          state: ViewState()))
         }
-        return ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: storageID, state: ViewState()))
+        populated.replaceStorage(with: storageID, complete: !storedLater)
+        return populated
     }
 
     /// The registered view's callbacks go when this commits, unless `view`
@@ -166,7 +173,7 @@ extension ReadWriteTransaction {
                            changes: [Int64: RowChangeKind]) throws -> Int64? {
         release(view, when: .rolledBack)
         return try viewWork {
-            let writer = try writerToPopulate(view, name: name)
+            let writer = try writerToPopulate(view, name: name, storedLater: true)
             if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
             try writer.adopt(built, storing: false, viewContext)
             try writer.catchUp(changes, viewContext)
@@ -206,7 +213,9 @@ extension ReadWriteTransaction {
             try stored.finish()
             guard upper == state.totalCount else { return next }
             try ViewStorage.setFresh(true, id: id, handle)
-            if Tuning.checksInvariants { try writer(named: name)!.checkInvariants(storedIn: handle) }
+            let complete = writer(named: name)!
+            complete.storageIsComplete()
+            if Tuning.checksInvariants { try complete.checkInvariants(storedIn: handle) }
             return nil
         }
     }
@@ -271,7 +280,7 @@ extension ReadWriteTransaction {
             view.versionTag = versionTag
             view.releaseHook = releaseHook
             if let id = existing.instance.storageID { try ViewStorage.setVersionTag(versionTag, id: id, handle) }
-            try existing.redefine(view, storageID: existing.instance.storageID, viewContext)
+            try existing.redefine(view, viewContext)
             installWriter(existing)
             installed = true
         }

@@ -12,6 +12,9 @@ struct ViewInstance {
     var registration: ViewRegistrationOutcome = .built
     /// Shared by every snapshot of this view; only the writer uses it.
     var rowCache = SortingRowCache()
+    /// Committed changes its storage table does not hold yet; shared by
+    /// every snapshot of this view and storage, like the row cache.
+    var unstored = UnstoredRows()
 }
 
 enum InsertHint {

@@ -5,7 +5,8 @@
 /// One table for all views means registering or dropping a view never
 /// changes the schema (a schema change makes every connection re-read the
 /// whole schema, so a table per view made registration slower with every
-/// view). One changed row rewrites one table row: O(1) pages.
+/// view). One changed row rewrites one table row: O(1) pages; commits
+/// write their changed rows a batch at a time (`UnstoredRows`).
 enum ViewStorage {
     /// Bump when the stored layout or label scheme changes: views stored in
     /// another format repopulate at registration. Format 2: the shared table.
@@ -224,6 +225,22 @@ enum ViewStorage {
             }
             pending.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Writes the changed rows `rows` (each one's last place, or its
+    /// removal; `count` of them, in row id order) to view `id`'s table.
+    static func write<Rows: Sequence>(_ rows: Rows, count: Int, id: Int64, _ handle: SQLiteHandle) throws
+        where Rows.Element == (key: Int64, value: UnstoredRows.Row) {
+        var writer = BulkPut(id: id, handle, rows: count)
+        for (rowid, row) in rows {
+            switch row {
+            case .put(let group, let label, let sortKey):
+                try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
+            case .removed:
+                try delete(id: id, rowid: rowid, handle)
+            }
+        }
+        try writer.finish()
     }
 
     static func delete(id: Int64, rowid: Int64, _ handle: SQLiteHandle) throws {

@@ -13,16 +13,30 @@ final class ViewWriter {
     private var emptiedGroups: Set<Name> = []
     private var wasReset = false
     private var rowCache: SortingRowCache { instance.rowCache }
-    /// Storage writes this transaction still owes, by rowid: a row's last
-    /// place, or its removal. Written when the transaction commits, and
-    /// before any registration work touches the storage (`saveStorage`),
-    /// in rowid order and 64 rows a statement: a transaction that changes
-    /// many rows runs neither a statement per change nor two writes of one
-    /// row (a bulk insert spent a sixth of its time on those statements).
-    private var unsaved: [Int64: UnsavedRow] = [:]
-    private enum UnsavedRow {
-        case put(group: String, label: Int64, sortKey: SortKey?)
-        case removed
+    /// Storage writes this transaction owes, by rowid: a row's last place,
+    /// or its removal. Collected, not written as they happen: at the commit
+    /// they join the rows earlier commits left unstored, and are written
+    /// with them, in rowid order and 64 rows a statement, or left with them
+    /// (`saveStorage`). A transaction that changes many rows runs neither
+    /// a statement per change nor two writes of one row (a bulk insert
+    /// spent a sixth of its time on those statements).
+    private var unsaved: [Int64: UnstoredRows.Row] = [:]
+    /// The view's storage table was emptied in this transaction (it is
+    /// rewritten from scratch): the rows earlier commits left unstored no
+    /// longer apply.
+    private var storageCleared = false
+    /// What the commit does with the unstored rows, once it succeeded.
+    private var storageDecision = StorageDecision.none
+    /// An asynchronous registration stored the view's last rows in this
+    /// transaction (`storageIsComplete`).
+    private var completesStorage = false
+    private enum StorageDecision {
+        /// Nothing to store.
+        case none
+        /// This commit wrote them all.
+        case written
+        /// They wait, with this transaction's.
+        case waiting
     }
     /// Set by an asynchronous registration (`AsyncRegistration.swift`):
     /// called every few thousand steps of a population with the steps done
@@ -149,7 +163,7 @@ final class ViewWriter {
     /// followed by inserts, so mappings of an existing view get a changeset.
     func repopulate(_ context: ViewWriteContext) throws {
         var (groups, scannedKeys) = try sortedGroups(context)
-        if state.totalCount > 0 { try reset(keys: scannedKeys, context) }
+        if state.totalCount > 0 { try reset(keys: scannedKeys, context) } else { try clearStorage(context) }
         // Every row logged below was scanned: the scan's keys are the log's
         // (a row the grouping left out is named too, and never looked up).
         // One table for both instead of a second copy, row by row.
@@ -424,19 +438,35 @@ final class ViewWriter {
         }
     }
 
-    /// Replaces grouping/sorting/tag (and storage) and repopulates, in the
-    /// same transaction.
-    func redefine(_ view: View, storageID: Int64?, _ context: ViewWriteContext) throws {
-        takeDefinition(view, storageID: storageID)
+    /// Replaces grouping/sorting/tag and repopulates, in the same
+    /// transaction and storage.
+    func redefine(_ view: View, _ context: ViewWriteContext) throws {
+        takeDefinition(view)
         try repopulate(context)
     }
 
-    /// Replaces grouping/sorting/tag (and storage); the rows stay until a
-    /// population replaces them.
-    func takeDefinition(_ view: View, storageID: Int64?) {
+    /// Replaces grouping/sorting/tag; the rows stay until a population
+    /// replaces them.
+    func takeDefinition(_ view: View) {
         instance.definition = view
-        instance.storageID = storageID
         instance.rowCache = SortingRowCache()
+    }
+
+    /// Moves the view to new, empty storage (`storageID`; nil: none): what
+    /// it owed the old storage goes with it. `complete`: false when an
+    /// asynchronous registration will store its rows, a chunk at a time.
+    func replaceStorage(with storageID: Int64?, complete: Bool = true) {
+        instance.storageID = storageID
+        instance.unstored = UnstoredRows(tableIsComplete: complete)
+        unsaved.removeAll()
+        storageCleared = false
+    }
+
+    /// Called by the transaction that stores the last chunk of an
+    /// asynchronous registration's rows: from its commit on, commits may
+    /// leave rows unstored.
+    func storageIsComplete() {
+        completesStorage = true
     }
 
     // MARK: Asynchronous registration
@@ -467,6 +497,8 @@ final class ViewWriter {
             }
             for rowid in unnamed { keys[rowid] = try context.rows.rowKey(forRowid: rowid) }
             try reset(keys: [:], context)
+        } else {
+            try clearStorage(context)
         }
         if entries.isEmpty { entries = built.entries } else { entries.append(contentsOf: built.entries) }
         unplaced = built.unplaced
@@ -606,7 +638,16 @@ final class ViewWriter {
     func checkInvariants(storedIn handle: SQLiteHandle) throws {
         checkInvariants()
         guard let id = instance.storageID else { return }
-        let stored = try ViewStorage.places(id: id, handle)
+        var stored = try ViewStorage.places(id: id, handle)
+        // The rows still unstored after this commit.
+        var unstored = storageDecision == .written ? [:] : unstoredBefore
+        if storageDecision == .waiting { unstored.merge(unsaved) { $1 } }
+        for (rowid, row) in unstored {
+            switch row {
+            case .put(let group, let label, _): stored[rowid] = (group, label)
+            case .removed: stored[rowid] = nil
+            }
+        }
         precondition(stored.count == state.totalCount,
                      "view '\(instance.name)': \(stored.count) stored rows, \(state.totalCount) in memory")
         state.forEachPlace { rowid, place in
@@ -701,8 +742,7 @@ final class ViewWriter {
             if let rowKey = allKeys[rowid] { keys[rowid] = rowKey }
             return true
         }
-        unsaved.removeAll()
-        if let id = instance.storageID { try ViewStorage.deleteAll(id: id, context.storage) }
+        try clearStorage(context)
         state = ViewState()
         rowCache.removeAll()
         instance.hint = .none
@@ -717,22 +757,63 @@ final class ViewWriter {
         if instance.storageID != nil { unsaved[rowid] = .put(group: group, label: label, sortKey: sortKey) }
     }
 
-    /// Writes the storage rows this transaction owes (`unsaved`).
-    func saveStorage(_ handle: SQLiteHandle) throws {
-        guard !unsaved.isEmpty else { return }
-        let owed = unsaved.sorted { $0.key < $1.key }
+    /// Empties the view's storage table, for a view rewritten from scratch:
+    /// what this transaction and earlier commits owed it no longer applies.
+    private func clearStorage(_ context: ViewWriteContext) throws {
         unsaved.removeAll()
         guard let id = instance.storageID else { return }
-        var writer = ViewStorage.BulkPut(id: id, handle, rows: owed.count)
-        for (rowid, row) in owed {
-            switch row {
-            case .put(let group, let label, let sortKey):
-                try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
-            case .removed:
-                try ViewStorage.delete(id: id, rowid: rowid, handle)
-            }
+        try ViewStorage.deleteAll(id: id, context.storage)
+        storageCleared = true
+    }
+
+    /// At the commit: the rows earlier commits left unstored, as this
+    /// transaction found them (none once it emptied the storage).
+    private var unstoredBefore: [Int64: UnstoredRows.Row] {
+        storageCleared ? [:] : instance.unstored.rows
+    }
+
+    /// Called once per commit, before it: writes the rows this transaction
+    /// owes its storage (`unsaved`) together with those earlier commits
+    /// left unstored, once they are `Tuning.viewRowsWrittenAtOnce` or more,
+    /// or always while the table is not complete (an asynchronous
+    /// registration storing the view counts on every commit storing its
+    /// changes); otherwise writes nothing but, the first time, the
+    /// registry row's "not fresh" (`UnstoredRows`). The unstored rows
+    /// themselves change only once the commit succeeded (`storageCommitted`).
+    func saveStorage(_ handle: SQLiteHandle) throws {
+        guard let id = instance.storageID, !unsaved.isEmpty || storageCleared else { return }
+        let unstored = instance.unstored
+        let before = unstoredBefore
+        let count = before.count + unsaved.count
+        if !unstored.tableIsComplete || count >= Tuning.viewRowsWrittenAtOnce || count == 0 {
+            let rows = before.merging(unsaved) { $1 }.sorted { $0.key < $1.key }
+            try ViewStorage.write(rows, count: rows.count, id: id, handle)
+            // An incomplete table stays not fresh (the registration marks
+            // it fresh when it has stored every row).
+            if unstored.markedStale && unstored.tableIsComplete { try ViewStorage.setFresh(true, id: id, handle) }
+            storageDecision = .written
+        } else {
+            if !unstored.markedStale { try ViewStorage.setFresh(false, id: id, handle) }
+            storageDecision = .waiting
         }
-        try writer.finish()
+    }
+
+    /// The commit succeeded: what `saveStorage` decided now holds.
+    func storageCommitted() {
+        let unstored = instance.unstored
+        if completesStorage { unstored.tableIsComplete = true }
+        switch storageDecision {
+        case .none:
+            return
+        case .written:
+            unstored.rows = [:]
+            unstored.markedStale = false
+        case .waiting:
+            if storageCleared { unstored.rows = [:] }
+            unstored.rows.merge(unsaved) { $1 }
+            unstored.markedStale = true
+        }
+        unsaved.removeAll()
     }
 
     /// The transaction rolled back: the cache may hold rows as it changed

@@ -11,7 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import ydbview
+
+import crash_child
 
 
 def test_dropped_write_transaction_is_rolled_back(db: ydbview.Database, other: ydbview.Connection) -> None:
@@ -61,6 +65,37 @@ def test_interpreter_shutdown_with_open_handles(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["observed", "1", "exiting"]
     assert "Exception" not in result.stderr and "Error" not in result.stderr
+
+
+@pytest.mark.parametrize("ending, outcome", [
+    # Left to the finalizer at exit, which closes the database: the view's
+    # rows still waiting to be stored are stored, and it loads next time.
+    ("pass", ydbview.RegistrationOutcome.LOADED),
+    # No close at all, as in a crash: the view is marked stale, and the
+    # next registration repopulates it (it never loads without those rows).
+    ("os._exit(0)", ydbview.RegistrationOutcome.REBUILT_STALE),
+])
+def test_a_view_left_open_at_exit_is_stored_or_marked_stale(tmp_path: Path, ending: str,
+                                                            outcome: ydbview.RegistrationOutcome) -> None:
+    path = tmp_path / "db.sqlite"
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import crash_child, ydbview
+        db = ydbview.Database({str(path)!r})
+        crash_child.register(db)
+        conn = db.new_connection()
+        for rank in range(3):
+            with conn.read_write() as t:
+                t.set("books", f"b{{rank}}", f"s1|{{rank}}".encode())
+        {ending}
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    with ydbview.Database(path) as db:
+        assert crash_child.register(db) == outcome
+        with db.new_connection() as conn, conn.read() as t:
+            assert [key for _c, key in t.view(crash_child.VIEW).keys("s1")] == ["b0", "b1", "b2"]
 
 
 def test_context_managers_close(tmp_path: Path) -> None:

@@ -77,7 +77,10 @@ class Database(_Closeable):
 
     ``Database()`` (path None) is a private temporary database, deleted on
     close. Closing it makes its connections raise ``ClosedError`` and removes
-    every commit observer. Thread-safe: open one connection per thread.
+    every commit observer, and stores what persistent views still keep in
+    memory (also when it is collected or the interpreter exits; a process
+    killed before that repopulates those views when it next registers
+    them). Thread-safe: open one connection per thread.
 
     >>> with Database(serializer=JSONSerializer()) as db:      # doctest: +SKIP
     ...     conn = db.new_connection()

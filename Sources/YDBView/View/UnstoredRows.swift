@@ -1,0 +1,44 @@
+/// A persistent view's committed changes that its storage table does not
+/// hold yet.
+///
+/// Writing the view's row into `ydb_view_rows` at every commit made a
+/// one-row commit change three B-trees (the rows, their key index and the
+/// view's table) where a plain indexed table changes two: one more page in
+/// the log, and about a fifth of the commit's time. Instead, commits leave
+/// the rows they changed here and one commit writes them all once they
+/// reach `Tuning.viewRowsWrittenAtOnce` (`ViewWriter.saveStorage`); closing
+/// the database writes the rest (`Database.close`).
+///
+/// While rows wait here the view's registry row says it is not fresh,
+/// written by the commit that first leaves rows waiting: a process that
+/// ends without closing the database (a crash, a kill) leaves a stored view
+/// that repopulates when next registered, never one that loads out of date.
+///
+/// Shared by every snapshot of the view, like its row cache. Only a writer
+/// holding the write gate reads or changes it, and it changes it only once
+/// its commit succeeded (`ViewWriter.storageCommitted`), so a rollback
+/// leaves it as it was.
+final class UnstoredRows: @unchecked Sendable {   // guarded by the write gate
+    /// A row's last place in the view, or its removal.
+    enum Row {
+        case put(group: String, label: Int64, sortKey: SortKey?)
+        case removed
+    }
+
+    /// By row id.
+    var rows: [Int64: Row] = [:]
+    /// Whether the view's registry row was marked not fresh because of them.
+    var markedStale = false
+    /// False while an asynchronous registration stores the view a chunk at
+    /// a time (its commits then store every row they change), and for good
+    /// when it stopped before the end: the table then lacks rows that
+    /// nothing here records, and it must stay marked not fresh.
+    var tableIsComplete: Bool
+
+    init(tableIsComplete: Bool = true) {
+        self.tableIsComplete = tableIsComplete
+    }
+
+    /// Whether the stored view needs writing to be whole and fresh.
+    var owesWrites: Bool { tableIsComplete && (markedStale || !rows.isEmpty) }
+}

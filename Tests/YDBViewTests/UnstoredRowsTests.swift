@@ -1,0 +1,164 @@
+import Foundation
+import XCTest
+@testable import YDBView
+
+/// A persistent view's commits leave the rows they changed unstored until
+/// `Tuning.viewRowsWrittenAtOnce` of them wait (4 in debug builds), and
+/// closing the database stores the rest (`UnstoredRows`). Whatever happens
+/// in between, a reopened view is either loaded exactly as it was shown or
+/// repopulated because it is marked stale.
+final class UnstoredRowsTests: FileDatabaseTestCase {
+    let batch = Tuning.viewRowsWrittenAtOnce
+
+    /// The stored registry row's "fresh" and how many rows the view's
+    /// table holds, read through a handle of its own.
+    func stored(_ name: String = "v") throws -> (fresh: Bool, rows: Int) {
+        let handle = try SQLiteHandle(path: path)
+        defer { handle.close() }
+        let registration = try XCTUnwrap(try ViewStorage.registration(named: name, handle))
+        return (registration.isFresh, try ViewStorage.places(id: registration.id, handle).count)
+    }
+
+    func set(_ key: String, group: String? = "g", rank: Int, on connection: Connection) throws {
+        try connection.readWrite {
+            try $0.setObject(Item.encode(group: group, rank: rank), forKey: key, inCollection: "c", metadata: nil)
+        }
+    }
+
+    func keys(_ database: Database) throws -> [String] {
+        try database.newConnection().read { try $0.view("v")?.dump()["g"] ?? [] }
+    }
+
+    func testOneRowCommitsWaitUntilABatchAndCloseStoresTheRest() throws {
+        XCTAssertGreaterThan(batch, 2, "the test needs commits that leave rows waiting")
+        var shown: [String] = []
+        do {
+            let database = try Database(path: path)
+            defer { database.close() }
+            try database.registerView(rankView(), name: "v")
+            let connection = try database.newConnection()
+            XCTAssertEqual(try stored().fresh, true)
+            try set("k0", rank: 0, on: connection)
+            // The commit wrote the registry's "not fresh", not the row.
+            XCTAssertEqual(try stored().fresh, false)
+            XCTAssertEqual(try stored().rows, 0)
+            for index in 1 ..< batch - 1 { try set("k\(index)", rank: index, on: connection) }
+            XCTAssertEqual(try stored().rows, 0)
+            // The batch's last row: every waiting row is written, and the
+            // view is fresh again.
+            try set("k\(batch - 1)", rank: batch - 1, on: connection)
+            XCTAssertEqual(try stored().fresh, true)
+            XCTAssertEqual(try stored().rows, batch)
+            // Changed and removed rows wait as well.
+            try set("k0", rank: 100, on: connection)
+            try connection.readWrite { try $0.removeObject(forKey: "k1", inCollection: "c") }
+            XCTAssertEqual(try stored().fresh, false)
+            XCTAssertEqual(try stored().rows, batch)
+            shown = try keys(database)
+        }
+        // Closing stored them.
+        XCTAssertEqual(try stored().fresh, true)
+        XCTAssertEqual(try stored().rows, batch - 1)
+        let database = try Database(path: path)
+        defer { database.close() }
+        let counter = CallCounter()
+        XCTAssertEqual(try database.registerView(rankView(counter: counter), name: "v"), .loaded)
+        XCTAssertEqual(counter.grouping + counter.sorting, 0)
+        XCTAssertEqual(try keys(database), shown)
+    }
+
+    /// A process that ends without closing (copied here as a crash leaves
+    /// the files) repopulates the view: loading it would miss the rows
+    /// that were waiting.
+    func testADatabaseNotClosedRepopulatesItsViewsThatHadRowsWaiting() throws {
+        let copy = directory.appendingPathComponent("copy.sqlite").path
+        let database = try Database(path: path)
+        defer { database.close() }
+        try database.registerView(rankView(), name: "v")
+        let connection = try database.newConnection()
+        for index in 0 ..< batch + 1 { try set("k\(index)", rank: -index, on: connection) }
+        XCTAssertEqual(try stored().fresh, false)
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        let reopened = try Database(path: copy)
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.registerView(rankView(), name: "v"), .rebuiltBecauseStale)
+        XCTAssertEqual(try keys(reopened), try keys(database))
+    }
+
+    /// A rolled-back transaction changes neither the storage nor what
+    /// waits for it, even one that would have written the batch.
+    func testARollbackLeavesTheWaitingRowsAsTheyWere() throws {
+        var shown: [String] = []
+        do {
+            let database = try Database(path: path)
+            defer { database.close() }
+            try database.registerView(rankView(), name: "v")
+            let connection = try database.newConnection()
+            for index in 0 ..< batch - 1 { try set("k\(index)", rank: index, on: connection) }
+            struct Abandoned: Error {}
+            XCTAssertThrowsError(try connection.readWrite { t in
+                for index in 0 ..< batch {
+                    try t.setObject(Item.encode(group: "g", rank: -index), forKey: "r\(index)", inCollection: "c",
+                                    metadata: nil)
+                }
+                try t.removeObject(forKey: "k0", inCollection: "c")
+                throw Abandoned()
+            })
+            XCTAssertEqual(try stored().fresh, false)
+            XCTAssertEqual(try stored().rows, 0)
+            try set("k\(batch - 1)", rank: batch - 1, on: connection)
+            XCTAssertEqual(try stored().fresh, true)
+            XCTAssertEqual(try stored().rows, batch)
+            shown = try keys(database)
+        }
+        let database = try Database(path: path)
+        defer { database.close() }
+        XCTAssertEqual(try database.registerView(rankView(), name: "v"), .loaded)
+        XCTAssertEqual(try keys(database), shown)
+    }
+
+    /// A new definition rewrites the view's storage from scratch, even when
+    /// the view is empty: a removal still waiting must not be written over
+    /// the row the new definition puts back.
+    func testANewDefinitionVoidsTheRemovalsStillWaiting() throws {
+        var shown: [String] = []
+        do {
+            let database = try Database(path: path)
+            defer { database.close() }
+            try database.registerView(rankView(), name: "v")
+            let connection = try database.newConnection()
+            // One transaction, a batch of changes (written at once): "k"
+            // stays, the others come and go.
+            try connection.readWrite { t in
+                try t.setObject(Item.encode(group: "g", rank: 0), forKey: "k", inCollection: "c", metadata: nil)
+                for index in 1 ..< batch {
+                    try t.setObject(Item.encode(group: "g", rank: index), forKey: "x\(index)", inCollection: "c",
+                                    metadata: nil)
+                    try t.removeObject(forKey: "x\(index)", inCollection: "c")
+                }
+            }
+            XCTAssertEqual(try stored().rows, 1)
+            // "k" leaves the view (no group): its removal waits, the view is empty.
+            try set("k", group: nil, rank: 0, on: connection)
+            XCTAssertEqual(try stored().rows, 1)
+            XCTAssertEqual(try keys(database), [])
+            // A grouping that takes the row back (the debug invariant
+            // check compares the storage with the view at the commit).
+            let everything = ViewGrouping(flavour: .object) { _ in "g" }
+            try connection.readWrite { t in
+                try t.setViewDefinition(name: "v", grouping: everything, sorting: rankView().sorting, versionTag: "2")
+            }
+            XCTAssertEqual(try keys(database), ["k"])
+            for index in 0 ..< batch { try set("n\(index)", rank: index + 1, on: connection) }
+            shown = try keys(database)
+        }
+        let database = try Database(path: path)
+        defer { database.close() }
+        let everything = ViewGrouping(flavour: .object) { _ in "g" }
+        let view = View(grouping: everything, sorting: rankView().sorting, versionTag: "2")
+        XCTAssertEqual(try database.registerView(view, name: "v"), .loaded)
+        XCTAssertEqual(try keys(database), shown)
+    }
+}
