@@ -161,4 +161,76 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
         XCTAssertEqual(try database.registerView(view, name: "v"), .loaded)
         XCTAssertEqual(try keys(database), shown)
     }
+
+    /// Random histories (the asynchronous registration tests' writes, in
+    /// transactions of one to a few writes, some rolled back, now and then
+    /// every row removed), copied as a crash would leave the files at
+    /// random points, and closed and reopened now and then: every copy
+    /// registers its view as loaded or rebuilt because stale, never
+    /// anything else, holding exactly the rows the original showed; one
+    /// copied with no rows waiting loads; every reopen loads.
+    func testRandomHistoriesReopenOrRecoverAsShown() throws {
+        var outcomes: [ViewRegistrationOutcome] = []
+        for (seed, keyed) in [(1, false), (2, true), (3, false), (4, true)] {
+            var rng = SeededGenerator(seed: UInt64(seed))
+            var database = try Database(path: path)
+            XCTAssertNotEqual(try database.registerView(rankView(keyed: keyed), name: "v"), .rebuiltForNewVersionTag)
+            var connection = try database.newConnection()
+            var copies = 0
+            for step in 0 ..< 150 {
+                let writes = Int.random(in: 1 ... 3, using: &rng)
+                let abandon = Int.random(in: 0 ..< 10, using: &rng) == 0
+                struct Abandoned: Error {}
+                do {
+                    try connection.readWrite { t in
+                        for _ in 0 ..< writes { try AsyncRegistrationTests.randomWrite(t, &rng, keys: 12) }
+                        if Int.random(in: 0 ..< 60, using: &rng) == 0 { try t.removeAllObjectsInAllCollections() }
+                        if abandon { throw Abandoned() }
+                    }
+                } catch is Abandoned {}
+                if Int.random(in: 0 ..< 12, using: &rng) == 0 {
+                    copies += 1
+                    outcomes.append(try copyRecovers(database, connection, keyed: keyed, name: "copy\(seed)-\(step)"))
+                }
+                if Int.random(in: 0 ..< 40, using: &rng) == 0 {
+                    let shown = try connection.read { try $0.view("v")!.dump() }
+                    connection.close()
+                    database.close()
+                    database = try Database(path: path)
+                    XCTAssertEqual(try database.registerView(rankView(keyed: keyed), name: "v"), .loaded,
+                                   "seed \(seed), step \(step)")
+                    connection = try database.newConnection()
+                    XCTAssertEqual(try connection.read { try $0.view("v")!.dump() }, shown, "seed \(seed), step \(step)")
+                }
+            }
+            XCTAssertGreaterThan(copies, 3)
+            connection.close()
+            database.close()
+            try FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-wal")
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+        }
+        XCTAssertTrue(outcomes.contains(.loaded) && outcomes.contains(.rebuiltBecauseStale), "\(outcomes)")
+    }
+
+    /// Copies the database's files as a crash would leave them (a read
+    /// transaction held meanwhile keeps the log from starting over), opens
+    /// the copy, checks its view against the original's, and returns how
+    /// the copy registered it.
+    func copyRecovers(_ database: Database, _ connection: Connection, keyed: Bool, name: String) throws
+        -> ViewRegistrationOutcome {
+        let copy = directory.appendingPathComponent(name + ".sqlite").path
+        let (shown, waiting) = try connection.read { t -> ([String: [String]], Bool) in
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+            }
+            return (try t.view("v")!.dump(), t.state.views[Name("v")]!.unstored.owesWrites)
+        }
+        let reopened = try Database(path: copy)
+        defer { reopened.close() }
+        let outcome = try reopened.registerView(rankView(keyed: keyed), name: "v")
+        XCTAssertEqual(outcome, waiting ? .rebuiltBecauseStale : .loaded, name)
+        XCTAssertEqual(try reopened.newConnection().read { try $0.view("v")!.dump() }, shown, name)
+        return outcome
+    }
 }
