@@ -79,6 +79,10 @@ struct Demo {
         mappings = Mappings(groups: Demo.shownGroups, view: "byRank")
     }
 
+    /// Closes the temporary database, which deletes its files (`exit`
+    /// runs no deinit: without this each run left a directory behind).
+    func close() { database.close() }
+
     mutating func run() throws {
         let started = Date()
         try fillCatalogue()

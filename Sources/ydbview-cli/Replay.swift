@@ -39,6 +39,10 @@ struct Replay {
     }
 
     /// Runs every step and returns the output document.
+    /// Closes the temporary database, which deletes its files (`exit`
+    /// runs no deinit: without this each run left a directory behind).
+    func close() { database.close() }
+
     func run() throws -> JSONValue {
         let initial = try state()
         var changes: [JSONValue] = []

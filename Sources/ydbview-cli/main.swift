@@ -68,12 +68,14 @@ func replay(_ arguments: [String]) -> Never {
         fail(2, "input: \(error)")
     }
     do {
-        let output = try Replay(scenario).run()
+        let session = try Replay(scenario)
+        defer { session.close() }
+        let output = try session.run()
         FileHandle.standardOutput.write(Data(output.prettyText.utf8))
-        exit(0)
     } catch {
         fail(1, "ydbview: replay failed: \(error)")
     }
+    exit(0)
 }
 
 func demo(_ arguments: [String]) -> Never {
@@ -98,11 +100,12 @@ func demo(_ arguments: [String]) -> Never {
     }
     do {
         var demo = try Demo(options)
+        defer { demo.close() }
         try demo.run()
-        exit(0)
     } catch {
         fail(1, "ydbview: demo failed: \(error)")
     }
+    exit(0)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
