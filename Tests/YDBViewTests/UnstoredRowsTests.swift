@@ -29,14 +29,32 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
         try database.newConnection().read { try $0.view("v")?.dump()["g"] ?? [] }
     }
 
+    /// Opens the database with `rankView()` registered as "v", runs `body`,
+    /// closes the database and returns the keys the view showed last.
+    func session(_ body: (Database, Connection) throws -> Void) throws -> [String] {
+        let database = try Database(path: path)
+        defer { database.close() }
+        try database.registerView(rankView(), name: "v")
+        let connection = try database.newConnection()
+        try body(database, connection)
+        return try keys(database)
+    }
+
+    /// Reopens the database: `view` (counting its calls) loads as stored,
+    /// calling nothing, and shows `shown`.
+    func assertLoads(_ view: (CallCounter) -> View = { rankView(counter: $0) }, showing shown: [String],
+                     line: UInt = #line) throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        let counter = CallCounter()
+        XCTAssertEqual(try database.registerView(view(counter), name: "v"), .loaded, line: line)
+        XCTAssertEqual(counter.grouping + counter.sorting, 0, line: line)
+        XCTAssertEqual(try keys(database), shown, line: line)
+    }
+
     func testOneRowCommitsWaitUntilABatchAndCloseStoresTheRest() throws {
         XCTAssertGreaterThan(batch, 2, "the test needs commits that leave rows waiting")
-        var shown: [String] = []
-        do {
-            let database = try Database(path: path)
-            defer { database.close() }
-            try database.registerView(rankView(), name: "v")
-            let connection = try database.newConnection()
+        let shown = try session { _, connection in
             XCTAssertEqual(try stored().fresh, true)
             try set("k0", rank: 0, on: connection)
             // The commit wrote the registry's "not fresh", not the row.
@@ -54,17 +72,11 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
             try connection.readWrite { try $0.removeObject(forKey: "k1", inCollection: "c") }
             XCTAssertEqual(try stored().fresh, false)
             XCTAssertEqual(try stored().rows, batch)
-            shown = try keys(database)
         }
         // Closing stored them.
         XCTAssertEqual(try stored().fresh, true)
         XCTAssertEqual(try stored().rows, batch - 1)
-        let database = try Database(path: path)
-        defer { database.close() }
-        let counter = CallCounter()
-        XCTAssertEqual(try database.registerView(rankView(counter: counter), name: "v"), .loaded)
-        XCTAssertEqual(counter.grouping + counter.sorting, 0)
-        XCTAssertEqual(try keys(database), shown)
+        try assertLoads(showing: shown)
     }
 
     /// A process that ends without closing (copied here as a crash leaves
@@ -90,12 +102,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
     /// A rolled-back transaction changes neither the storage nor what
     /// waits for it, even one that would have written the batch.
     func testARollbackLeavesTheWaitingRowsAsTheyWere() throws {
-        var shown: [String] = []
-        do {
-            let database = try Database(path: path)
-            defer { database.close() }
-            try database.registerView(rankView(), name: "v")
-            let connection = try database.newConnection()
+        let shown = try session { _, connection in
             for index in 0 ..< batch - 1 { try set("k\(index)", rank: index, on: connection) }
             struct Abandoned: Error {}
             XCTAssertThrowsError(try connection.readWrite { t in
@@ -111,24 +118,17 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
             try set("k\(batch - 1)", rank: batch - 1, on: connection)
             XCTAssertEqual(try stored().fresh, true)
             XCTAssertEqual(try stored().rows, batch)
-            shown = try keys(database)
         }
-        let database = try Database(path: path)
-        defer { database.close() }
-        XCTAssertEqual(try database.registerView(rankView(), name: "v"), .loaded)
-        XCTAssertEqual(try keys(database), shown)
+        try assertLoads(showing: shown)
     }
 
     /// A new definition rewrites the view's storage from scratch, even when
     /// the view is empty: a removal still waiting must not be written over
     /// the row the new definition puts back.
     func testANewDefinitionVoidsTheRemovalsStillWaiting() throws {
-        var shown: [String] = []
-        do {
-            let database = try Database(path: path)
-            defer { database.close() }
-            try database.registerView(rankView(), name: "v")
-            let connection = try database.newConnection()
+        // A grouping that takes the rows without a group back.
+        let everything = ViewGrouping(flavour: .object) { _ in "g" }
+        let shown = try session { database, connection in
             // One transaction, a batch of changes (written at once): "k"
             // stays, the others come and go.
             try connection.readWrite { t in
@@ -144,22 +144,16 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
             try set("k", group: nil, rank: 0, on: connection)
             XCTAssertEqual(try stored().rows, 1)
             XCTAssertEqual(try keys(database), [])
-            // A grouping that takes the row back (the debug invariant
+            // The new definition takes the row back (the debug invariant
             // check compares the storage with the view at the commit).
-            let everything = ViewGrouping(flavour: .object) { _ in "g" }
             try connection.readWrite { t in
                 try t.setViewDefinition(name: "v", grouping: everything, sorting: rankView().sorting, versionTag: "2")
             }
             XCTAssertEqual(try keys(database), ["k"])
             for index in 0 ..< batch { try set("n\(index)", rank: index + 1, on: connection) }
-            shown = try keys(database)
         }
-        let database = try Database(path: path)
-        defer { database.close() }
-        let everything = ViewGrouping(flavour: .object) { _ in "g" }
-        let view = View(grouping: everything, sorting: rankView().sorting, versionTag: "2")
-        XCTAssertEqual(try database.registerView(view, name: "v"), .loaded)
-        XCTAssertEqual(try keys(database), shown)
+        try assertLoads({ View(grouping: everything, sorting: rankView(counter: $0).sorting, versionTag: "2") },
+                        showing: shown)
     }
 
     /// Random histories (the asynchronous registration tests' writes, in
