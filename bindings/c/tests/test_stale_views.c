@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -155,6 +156,37 @@ int main(void) {
         }
         ydb_database_close(db);
         CHECK(schema_version() == before);
+    }
+
+    /* A persistent view's commits leave its rows in memory, and closing the
+    ** database stores them (above: loaded after two commits and a close).
+    ** A process that ends without closing leaves the view marked stale:
+    ** rebuilt, with every committed row, never loaded without them. */
+    {
+        pid_t child;
+        int status = 0;
+        db = open_db();
+        CHECK(register_v(db, &counter) == YDB_VIEW_REBUILT_NEW_TAG);   /* tag "1" again */
+        ydb_database_close(db);
+        child = fork();
+        REQUIRE_OK(child >= 0 ? YDB_OK : YDB_ERROR);
+        if (child == 0) {
+            ydb_database *mine = open_db();
+            ydb_connection *writer = NULL;
+            if (register_v(mine, &counter) != YDB_VIEW_LOADED) _exit(2);
+            if (ydb_connection_open(mine, &writer) != YDB_OK) _exit(3);
+            if (set_row(writer, "c", "gone-without-closing", "g:0") != YDB_OK) _exit(4);
+            _exit(0);   /* no ydb_database_close */
+        }
+        REQUIRE_OK(waitpid(child, &status, 0) == child ? YDB_OK : YDB_ERROR);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        db = open_db();
+        REQUIRE_OK(ydb_connection_open(db, &conn));
+        CHECK(register_v(db, &counter) == YDB_VIEW_REBUILT_STALE);
+        CHECK(key_at_is(conn, "v", "g", 0, "gone-without-closing"));
+        CHECK(group_count(conn, "v", "g") == 5);
+        ydb_connection_close(conn);
+        ydb_database_close(db);
     }
 
     /* SQLite's own code survives: a file that is not a database. */
