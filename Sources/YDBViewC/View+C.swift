@@ -175,8 +175,15 @@ func withCViewRow<T>(_ row: ViewRow, _ body: (UnsafeRawPointer) throws -> T) ret
 private func callComparator(_ view: String, _ callbacks: ViewCallbacks, _ sorting: CSortingCallback,
                             _ transaction: ReadTransaction, _ group: UnsafePointer<CChar>,
                             _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) throws -> ViewOrder {
+    try withCallbackTxn(transaction) { txn in try callComparator(view, callbacks, sorting, txn, group, lhs, rhs) }
+}
+
+/// `callComparator` with the transaction already lent as `txn`.
+private func callComparator(_ view: String, _ callbacks: ViewCallbacks, _ sorting: CSortingCallback,
+                            _ txn: OpaquePointer?, _ group: UnsafePointer<CChar>,
+                            _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) throws -> ViewOrder {
     var result: Int32 = 0
-    let status = withCallbackTxn(transaction) { txn in sorting(callbacks.ctx, txn, group, lhs, rhs, &result) }
+    let status = sorting(callbacks.ctx, txn, group, lhs, rhs, &result)
     if status != 0 {
         throw YDBError(.callbackFailed, "view '\(view)': sorting callback failed (returned \(status))")
     }
@@ -337,16 +344,24 @@ private func callSorting(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
 /// `ViewSorting.FixedComparator` for a C comparator: the placed row and
 /// its group in C form once a placement, the other row of each comparison
 /// as it comes (converting both rows each time cost about a third of a
-/// comparison).
-private func withFixedRow(_ view: String, _ slot: ViewSlot, _ group: String, _ row: ViewRow,
-                          _ body: ((ReadTransaction, ViewRow) throws -> ViewOrder) throws -> Void) throws {
+/// comparison). The thread's state that lends the transaction is looked up
+/// once too, but each comparison still gets a handle of its own: one kept
+/// from an earlier comparison is expired, as the header says.
+private func withFixedRow(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction, _ group: String,
+                          _ row: ViewRow, _ body: ((ViewRow) throws -> ViewOrder) throws -> Void) throws {
     let callbacks = try slot.current(view)
-    guard let sorting = callbacks.sorting else { return try body { _, _ in .same } }
+    guard let sorting = callbacks.sorting else { return try body { _ in .same } }
+    let thread = currentLastError(create: true)!
+    let outer = thread.callbackTxn
+    defer { thread.callbackTxn = outer }
     try group.withCString { groupName in
         try withCViewRow(row) { fixed in
-            try body { transaction, other in
-                try withCViewRow(other) { second in
-                    try callComparator(view, callbacks, sorting, transaction, groupName, fixed, second)
+            try body { other in
+                let token = thread.nextCallToken(callbackTxnTag)
+                thread.callbackTxn = (token, transaction)
+                return try withCViewRow(other) { second in
+                    try callComparator(view, callbacks, sorting, OpaquePointer(bitPattern: token), groupName,
+                                       fixed, second)
                 }
             }
         }
@@ -410,8 +425,8 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
         })
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
-        }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { group, row, body in
-            try withFixedRow(name, slot, group, row, body)
+        }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { txn, group, row, body in
+            try withFixedRow(name, slot, txn, group, row, body)
         })
     let tag = try definition.versionTag.map { try string($0, "version_tag") } ?? ""
     var allowed: [String]?

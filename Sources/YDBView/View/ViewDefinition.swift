@@ -168,11 +168,12 @@ public struct ViewSorting: Sendable {
     /// For the same bindings: placing a row compares it with about log2(n)
     /// others, and this converts it (and its group) once a placement, not
     /// once a comparison. It calls `body` with a comparison of `row` against
-    /// any other row, valid during the call; each comparison is lent the
-    /// transaction running it, as the comparator is.
+    /// any other row, valid during the call. `transaction` is the running
+    /// transaction, lent for the placement's comparisons as the comparator
+    /// is lent it for one.
     package typealias FixedComparator = @Sendable (
-        _ group: String, _ row: ViewRow,
-        _ body: (_ compare: (ReadTransaction, ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
+        _ transaction: ReadTransaction, _ group: String, _ row: ViewRow,
+        _ body: (_ compare: (ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
 
     public let flavour: ViewFlavour
     public let options: InvokeOptions
@@ -181,8 +182,8 @@ public struct ViewSorting: Sendable {
     let form: Form
     /// Set only with a comparator (see `PreparedComparator`).
     private(set) var prepare: PreparedComparator?
-    /// The binding's `FixedComparator`, given the running transaction: each
-    /// comparison borrows it, as the comparator form's body does.
+    /// The binding's `FixedComparator`, given the running transaction, which
+    /// it lends the comparisons of one placement.
     typealias RunningFixedComparator = @Sendable (
         _ running: ReadTransaction, _ group: String, _ row: ViewRow,
         _ body: (_ compare: (ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
@@ -224,16 +225,12 @@ public struct ViewSorting: Sendable {
         prepare = prepared
         self.fixed = fixed.map { fixed in
             { @Sendable running, group, row, body in
-                try fixed(group, row) { compare in
-                    // `body` calls it only before it returns, as `fixed` requires.
-                    try withoutActuallyEscaping(compare) { compare in
-                        try body { other in
-                            let lent = CallbackTransaction.borrow(running)
-                            defer { lent.giveBack() }
-                            return try compare(lent, other)
-                        }
-                    }
-                }
+                // Lent once for the placement's comparisons, not once each:
+                // between two of them only the engine runs, so no callback
+                // can tell the difference, and lending cost two locks.
+                let lent = CallbackTransaction.borrow(running)
+                defer { lent.giveBack() }
+                try fixed(lent, group, row, body)
             }
         }
     }
