@@ -11,13 +11,24 @@
 /// Used only by the transaction that holds the write gate: one at a time.
 final class SortingRowCache: @unchecked Sendable {
     static let capacity = 16_384
-    private var rows: [Int64: ViewRow] = [:]
+    private var rows: [Int64: Entry] = [:]
 
-    func row(_ rowid: Int64) -> ViewRow? { rows[rowid] }
+    /// A cached row, boxed: handing it out costs one retain, where a copy of
+    /// the row retained its four fields, the optional arrays through generic
+    /// value witnesses (six such calls a comparison, 3% of a C comparator's
+    /// one-row insert).
+    final class Entry {
+        let row: ViewRow
+        init(_ row: ViewRow) { self.row = row }
+    }
 
-    func store(_ row: ViewRow, for rowid: Int64) {
+    func entry(_ rowid: Int64) -> Entry? { rows[rowid] }
+
+    func store(_ row: ViewRow, for rowid: Int64) -> Entry {
         if rows.count >= Self.capacity { rows.removeAll(keepingCapacity: true) }
-        rows[rowid] = row
+        let entry = Entry(row)
+        rows[rowid] = entry
+        return entry
     }
 
     func forget(_ rowid: Int64) { rows.removeValue(forKey: rowid) }

@@ -934,7 +934,7 @@ final class ViewWriter {
         guard let fixed = definition.sorting.fixed else {
             return try body { otherRowid in
                 let other = try sortingRow(otherRowid, context)
-                return try Self.callback(name, "sorting") { try compare(context.transaction, group, row, other) }
+                return try Self.callback(name, "sorting") { try compare(context.transaction, group, row, other.row) }
             }
         }
         // What `body` throws (a row's load, or a comparison's failure,
@@ -947,7 +947,7 @@ final class ViewWriter {
                     outcome = Result {
                         try body { otherRowid in
                             let other = try sortingRow(otherRowid, context)
-                            return try Self.callback(name, "sorting") { try compareFixed(other) }
+                            return try Self.callback(name, "sorting") { try compareFixed(other.row) }
                         }
                     }
                 }
@@ -959,11 +959,9 @@ final class ViewWriter {
 
     /// A row as the sorting callback reads it, from the sorting row cache
     /// or else from the row table (then kept in the cache).
-    private func sortingRow(_ rowid: Int64, _ context: ViewWriteContext) throws -> ViewRow {
-        if let cached = rowCache.row(rowid) { return cached }
-        let row = try context.rows.loadRow(rowid, definition.sorting.flavour)
-        rowCache.store(row, for: rowid)
-        return row
+    private func sortingRow(_ rowid: Int64, _ context: ViewWriteContext) throws -> SortingRowCache.Entry {
+        if let cached = rowCache.entry(rowid) { return cached }
+        return rowCache.store(try context.rows.loadRow(rowid, definition.sorting.flavour), for: rowid)
     }
 
     private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
