@@ -300,9 +300,11 @@ int ydb_database_open(const char *path, ydb_database **out_db);
 ** running are cancelled (YDB_CLOSED; see ydb_view_register_async). NULL is
 ** a harmless no-op (YDB_OK); a stale handle gives YDB_MISUSE.
 ** Closing also writes the changes persistent views still keep in memory
-** (commits store them 512 rows at a time): a process that exits without
-** closing leaves those views marked stale, and they repopulate when next
-** registered (docs/behaviour.md, "When a persistent view is stored").
+** (commits store them 512 rows at a time, and a thread of the database
+** stores the rest once commits pause for a second): a process that exits
+** without closing, within a second of a commit, leaves those views marked
+** stale, and they repopulate when next registered (docs/behaviour.md,
+** "When a persistent view is stored").
 */
 int ydb_database_close(ydb_database *db);
 

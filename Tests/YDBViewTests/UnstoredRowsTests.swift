@@ -25,6 +25,15 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
         }
     }
 
+    /// A database whose thread never stores waiting rows on its own (the
+    /// tests below watch them wait; `testRowsWaitingWhenCommitsPause…` lets
+    /// it).
+    func openWatched(_ path: String) throws -> Database {
+        let database = try Database(path: path)
+        database.checkpointer.viewRowsIdleMilliseconds = 3_600_000
+        return database
+    }
+
     func keys(_ database: Database) throws -> [String] {
         try database.newConnection().read { try $0.view("v")?.dump()["g"] ?? [] }
     }
@@ -32,7 +41,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
     /// Opens the database with `rankView()` registered as "v", runs `body`,
     /// closes the database and returns the keys the view showed last.
     func session(_ body: (Database, Connection) throws -> Void) throws -> [String] {
-        let database = try Database(path: path)
+        let database = try openWatched(path)
         defer { database.close() }
         try database.registerView(rankView(), name: "v")
         let connection = try database.newConnection()
@@ -84,7 +93,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
     /// that were waiting.
     func testADatabaseNotClosedRepopulatesItsViewsThatHadRowsWaiting() throws {
         let copy = directory.appendingPathComponent("copy.sqlite").path
-        let database = try Database(path: path)
+        let database = try openWatched(path)
         defer { database.close() }
         try database.registerView(rankView(), name: "v")
         let connection = try database.newConnection()
@@ -156,6 +165,29 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
                         showing: shown)
     }
 
+    /// Once commits pause for `Tuning.viewRowsIdleMilliseconds` (20 ms in
+    /// debug builds), the database's thread stores the rows they left
+    /// waiting: a crash after that loads the view as stored.
+    func testRowsWaitingWhenCommitsPauseAreStoredOffTheCommitPath() throws {
+        let database = try Database(path: path)
+        defer { database.close() }
+        try database.registerView(rankView(), name: "v")
+        let connection = try database.newConnection()
+        try set("k0", rank: 0, on: connection)
+        try set("k1", rank: 1, on: connection)
+        // Polled: when the thread runs is the system's business.
+        let deadline = Date().addingTimeInterval(30)
+        while try !stored().fresh, Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(try stored().fresh, true)
+        XCTAssertEqual(try stored().rows, 2)
+        XCTAssertEqual(try copyRecovers(database, connection, keyed: false, name: "quiet"), .loaded)
+        // And again after more commits.
+        try set("k2", rank: 2, on: connection)
+        while try stored().rows < 3, Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(try stored().rows, 3)
+        XCTAssertEqual(try copyRecovers(database, connection, keyed: false, name: "quiet2"), .loaded)
+    }
+
     /// Random histories (the asynchronous registration tests' writes, in
     /// transactions of one to a few writes, some rolled back, now and then
     /// every row removed), copied as a crash would leave the files at
@@ -167,7 +199,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
         var outcomes: [ViewRegistrationOutcome] = []
         for (seed, keyed) in [(1, false), (2, true), (3, false), (4, true)] {
             var rng = SeededGenerator(seed: UInt64(seed))
-            var database = try Database(path: path)
+            var database = try openWatched(path)
             XCTAssertNotEqual(try database.registerView(rankView(keyed: keyed), name: "v"), .rebuiltForNewVersionTag)
             var connection = try database.newConnection()
             var copies = 0
@@ -190,7 +222,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
                     let shown = try connection.read { try $0.view("v")!.dump() }
                     connection.close()
                     database.close()
-                    database = try Database(path: path)
+                    database = try openWatched(path)
                     XCTAssertEqual(try database.registerView(rankView(keyed: keyed), name: "v"), .loaded,
                                    "seed \(seed), step \(step)")
                     connection = try database.newConnection()

@@ -12,6 +12,9 @@ enum Tuning {
     /// Rows a persistent view's commits leave unstored before one commit
     /// stores them all (`UnstoredRows`).
     static let viewRowsWrittenAtOnce = 4
+    /// How long commits must pause before the rows a persistent view left
+    /// waiting are stored off the commit path (`Checkpointer`).
+    static let viewRowsIdleMilliseconds = 20
     static let checksInvariants = true
     #else
     static let treeCapacity = 64
@@ -21,6 +24,10 @@ enum Tuning {
     /// the log's bound (`WALPolicy`) even when every row is on a page of
     /// its own.
     static let viewRowsWrittenAtOnce = 512
+    /// A second: a crash loses no view's stored copy unless it comes within
+    /// a second of a commit, and a program committing in a loop stores its
+    /// views a batch at a time, as before.
+    static let viewRowsIdleMilliseconds = 1000
     static let checksInvariants = false
     #endif
 }

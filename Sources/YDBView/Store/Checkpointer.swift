@@ -45,7 +45,10 @@ enum WALPolicy {
 }
 
 /// Learns the log's length from SQLite's commit hook and runs due
-/// checkpoints on a thread of its own, with its own SQLite handle.
+/// checkpoints on a thread of its own, with its own SQLite handle. The same
+/// thread stores the rows persistent views leave waiting (`UnstoredRows`)
+/// once no commit has left more for `Tuning.viewRowsIdleMilliseconds`, so
+/// that a crash after a quiet moment costs no repopulation.
 final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     private let path: String
     /// Runs its argument while no write transaction is open, or not at all
@@ -61,6 +64,22 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     private var stopping = false
     /// Checkpoints run so far (by the thread and by catching-up readers).
     private var runs = 0
+    /// Whether a commit left view rows waiting since the thread last
+    /// stored them, and how many such commits there were in all: the
+    /// thread stores the rows after a pause with no new one (a count, not
+    /// a clock, so that a commit costs no clock read).
+    private var rowsWaiting = false
+    private var rowsWaitingCommits: UInt64 = 0
+    /// Stores the views' waiting rows; set by the database once, before
+    /// its first commit.
+    var storeWaitingRows: (() -> Void)?
+    /// How long commits must pause before the thread stores waiting view
+    /// rows; tests that watch rows wait raise it.
+    var viewRowsIdleMilliseconds: Int {
+        get { lock.withLock { idleMilliseconds } }
+        set { lock.withLock { idleMilliseconds = newValue } }
+    }
+    private var idleMilliseconds = Tuning.viewRowsIdleMilliseconds
 
     init(path: String, whileNoWriter: @escaping (() -> Void) -> Void) {
         self.path = path
@@ -83,16 +102,38 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
             // While a reader pins the log a checkpoint cannot finish: try again
             // only after another `checkpointFrames` pages, not every commit.
             nextDue = newFrames + WALPolicy.checkpointFrames
-            if !started {
-                // No thread to be had: the log is then copied back only by
-                // readers catching up; try again after more pages.
-                guard startThread({ [self] in run() }) else { return false }
-                started = true
-            }
+            // No thread to be had: the log is then copied back only by
+            // readers catching up; try again after more pages.
+            guard startedThread() else { return false }
             pending = true
             return true
         }
         if due { wake.signal() }
+    }
+
+    /// Called after a commit that left view rows waiting (under the write
+    /// gate): the thread stores them once commits pause. It is woken only
+    /// when rows start waiting; later commits only count.
+    func viewRowsWaiting() {
+        let wakeThread: Bool = lock.withLock {
+            guard !stopping else { return false }
+            rowsWaitingCommits &+= 1
+            if rowsWaiting { return false }
+            rowsWaiting = true
+            // Without a thread the rows wait for a batch or the close.
+            return startedThread()
+        }
+        if wakeThread { wake.signal() }
+    }
+
+    /// Starts the thread unless it runs; false when none can be started.
+    /// Called with `lock` held.
+    private func startedThread() -> Bool {
+        if !started {
+            guard startThread({ [self] in run() }) else { return false }
+            started = true
+        }
+        return true
     }
 
     /// Checkpoints on `handle` (a reader between two reads).
@@ -123,8 +164,19 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
         // Its own handle: a checkpoint never waits for a connection's lock.
         let handle = try? SQLiteHandle(path: path)
         while true {
-            wake.wait()
+            // While view rows wait, wait one pause at most, and store them
+            // if no commit left more meanwhile.
+            let (idle, seen) = lock.withLock { (idleMilliseconds, rowsWaiting ? rowsWaitingCommits : nil) }
+            if let seen {
+                if !wake.wait(milliseconds: idle) {
+                    storeRowsIfQuiet(since: seen)
+                    continue
+                }
+            } else {
+                wake.wait()
+            }
             if lock.withLock({ stopping }) { break }
+            if lock.withLock({ !pending }) { continue }   // woken for waiting rows
             if let handle {
                 checkpoint(on: handle)
                 // With writers paused, copy what is left. A log file larger
@@ -141,5 +193,17 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
         }
         handle?.close()
         finished.signal()
+    }
+
+    /// Stores the waiting view rows if no commit left more since the count
+    /// was `seen`. The mark is cleared first: a commit that leaves rows
+    /// while they are being stored sets it again.
+    private func storeRowsIfQuiet(since seen: UInt64) {
+        let quiet: Bool = lock.withLock {
+            guard !stopping, rowsWaiting, rowsWaitingCommits == seen else { return false }
+            rowsWaiting = false
+            return true
+        }
+        if quiet { storeWaitingRows?() }
     }
 }

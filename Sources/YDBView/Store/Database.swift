@@ -126,6 +126,7 @@ public final class Database: @unchecked Sendable {
             fileLock.databaseDidClose()   // init failed: deinit will not run
             throw error
         }
+        checkpointer.storeWaitingRows = { [weak self] in self?.storeUnstoredViewRows() }
     }
 
     deinit { close() }
@@ -186,7 +187,8 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Writes what the views' storage tables still miss (`UnstoredRows`),
-    /// so that they load as stored when next registered. Best effort, as a
+    /// so that they load as stored when next registered: at close, and on
+    /// the checkpointer's thread once commits pause. Best effort, as a
     /// checkpoint is: skipped when a write stays open or the write fails
     /// (those views then repopulate at their next registration, as after a
     /// crash). A view an asynchronous registration is storing owes nothing

@@ -129,7 +129,9 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
-        for writer in writers.values { writer.storageCommitted() }
+        var rowsWait = false
+        for writer in writers.values where writer.storageCommitted() { rowsWait = true }
+        if rowsWait { database.checkpointer.viewRowsWaiting() }
         if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
         if let storedLargestRowid { database.storedLargestRowid = storedLargestRowid }
         // This connection's cached rows move past its own commit.

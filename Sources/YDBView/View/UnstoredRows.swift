@@ -6,13 +6,15 @@
 /// view's table) where a plain indexed table changes two: one more page in
 /// the log, and about a fifth of the commit's time. Instead, commits leave
 /// the rows they changed here and one commit writes them all once they
-/// reach `Tuning.viewRowsWrittenAtOnce` (`ViewWriter.saveStorage`); closing
-/// the database writes the rest (`Database.close`).
+/// reach `Tuning.viewRowsWrittenAtOnce` (`ViewWriter.saveStorage`). The
+/// database's thread writes the rest once commits pause (`Checkpointer`),
+/// and so does closing the database (`Database.close`).
 ///
 /// While rows wait here the view's registry row says it is not fresh,
 /// written by the commit that first leaves rows waiting: a process that
-/// ends without closing the database (a crash, a kill) leaves a stored view
-/// that repopulates when next registered, never one that loads out of date.
+/// ends without closing the database (a crash, a kill) before they are
+/// stored leaves a stored view that repopulates when next registered,
+/// never one that loads out of date.
 ///
 /// Shared by every snapshot of the view, like its row cache. Only a writer
 /// holding the write gate reads or changes it, and it changes it only once

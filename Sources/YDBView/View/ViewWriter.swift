@@ -798,24 +798,27 @@ final class ViewWriter {
         }
     }
 
-    /// The commit succeeded: what `saveStorage` decided now holds.
-    func storageCommitted() {
+    /// The commit succeeded: what `saveStorage` decided now holds. Returns
+    /// whether it left rows waiting.
+    func storageCommitted() -> Bool {
         let unstored = instance.unstored
         if completesStorage { unstored.tableIsComplete = true }
+        defer { unsaved.removeAll() }
         switch storageDecision {
         case .none:
-            return
+            return false
         case .written:
             // Kept allocated for the next rows to wait: growing it from
             // empty again each batch was 0.25% of a one-row insert.
             unstored.rows.removeAll(keepingCapacity: true)
             unstored.markedStale = false
+            return false
         case .waiting:
             if storageCleared { unstored.rows = [:] }
             unstored.rows.merge(unsaved) { $1 }
             unstored.markedStale = true
+            return true
         }
-        unsaved.removeAll()
     }
 
     /// The transaction rolled back: the cache may hold rows as it changed

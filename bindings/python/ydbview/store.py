@@ -79,8 +79,8 @@ class Database(_Closeable):
     close. Closing it makes its connections raise ``ClosedError`` and removes
     every commit observer, and stores what persistent views still keep in
     memory (also when it is collected or the interpreter exits; a process
-    killed before that repopulates those views when it next registers
-    them). Thread-safe: open one connection per thread.
+    killed within a second of a commit repopulates those views when it
+    next registers them). Thread-safe: open one connection per thread.
 
     >>> with Database(serializer=JSONSerializer()) as db:      # doctest: +SKIP
     ...     conn = db.new_connection()
