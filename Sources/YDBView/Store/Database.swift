@@ -211,8 +211,7 @@ public final class Database: @unchecked Sendable {
         do {
             try handle.execute("BEGIN IMMEDIATE")
             for (id, unstored) in owing {
-                let rows = unstored.rows.sorted { $0.key < $1.key }
-                try ViewStorage.write(rows, count: rows.count, id: id, handle)
+                try ViewStorage.write(unstored.rows, id: id, handle)
                 try ViewStorage.setFresh(true, id: id, handle)
             }
             try handle.execute("COMMIT")
@@ -220,10 +219,7 @@ public final class Database: @unchecked Sendable {
             try? handle.execute("ROLLBACK")
             return
         }
-        for (_, unstored) in owing {
-            unstored.rows = [:]
-            unstored.markedStale = false
-        }
+        for (_, unstored) in owing { unstored.markStored() }
     }
 
     public var isClosed: Bool { stateLock.withLock { closed } }

@@ -228,11 +228,10 @@ enum ViewStorage {
     }
 
     /// Writes the changed rows `rows` (each one's last place, or its
-    /// removal; `count` of them, in row id order) to view `id`'s table.
-    static func write<Rows: Sequence>(_ rows: Rows, count: Int, id: Int64, _ handle: SQLiteHandle) throws
-        where Rows.Element == (key: Int64, value: UnstoredRows.Row) {
-        var writer = BulkPut(id: id, handle, rows: count)
-        for (rowid, row) in rows {
+    /// removal, by row id) to view `id`'s table, in row id order.
+    static func write(_ rows: [Int64: UnstoredRows.Row], id: Int64, _ handle: SQLiteHandle) throws {
+        var writer = BulkPut(id: id, handle, rows: rows.count)
+        for (rowid, row) in rows.sorted(by: { $0.key < $1.key }) {
             switch row {
             case .put(let group, let label, let sortKey):
                 try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)

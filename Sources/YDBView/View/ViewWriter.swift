@@ -786,8 +786,7 @@ final class ViewWriter {
         let before = unstoredBefore
         let count = before.count + unsaved.count
         if !unstored.tableIsComplete || count >= Tuning.viewRowsWrittenAtOnce || count == 0 {
-            let rows = before.merging(unsaved) { $1 }.sorted { $0.key < $1.key }
-            try ViewStorage.write(rows, count: rows.count, id: id, handle)
+            try ViewStorage.write(before.merging(unsaved) { $1 }, id: id, handle)
             // An incomplete table stays not fresh (the registration marks
             // it fresh when it has stored every row).
             if unstored.markedStale && unstored.tableIsComplete { try ViewStorage.setFresh(true, id: id, handle) }
@@ -808,10 +807,7 @@ final class ViewWriter {
         case .none:
             return false
         case .written:
-            // Kept allocated for the next rows to wait: growing it from
-            // empty again each batch was 0.25% of a one-row insert.
-            unstored.rows.removeAll(keepingCapacity: true)
-            unstored.markedStale = false
+            unstored.markStored()
             return false
         case .waiting:
             if storageCleared { unstored.rows = [:] }
