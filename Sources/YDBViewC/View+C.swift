@@ -301,11 +301,17 @@ func order(_ value: Int32) -> ViewOrder {
 func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?) throws -> T) rethrows -> T {
     guard let transaction else { return try body(nil) }
     let thread = currentLastError(create: true)!
-    let token = thread.nextCallToken(callbackTxnTag)
     let outer = thread.callbackTxn
-    thread.callbackTxn = (token, transaction)
     defer { thread.callbackTxn = outer }
-    return try body(OpaquePointer(bitPattern: token))
+    return try body(lendCallbackTxn(transaction, on: thread))
+}
+
+/// A fresh token for `transaction`, the call running on `thread` from now
+/// on (the caller restores what it replaced): the one call's `ydb_txn *`.
+private func lendCallbackTxn(_ transaction: ReadTransaction, on thread: LastError) -> OpaquePointer? {
+    let token = thread.nextCallToken(callbackTxnTag)
+    thread.callbackTxn = (token, transaction)
+    return OpaquePointer(bitPattern: token)
 }
 
 /// The high bits of every callback transaction token: never a registry
@@ -357,11 +363,9 @@ private func withFixedRow(_ view: String, _ slot: ViewSlot, _ transaction: ReadT
     try group.withCString { groupName in
         try withCViewRow(row) { fixed in
             try body { other in
-                let token = thread.nextCallToken(callbackTxnTag)
-                thread.callbackTxn = (token, transaction)
+                let txn = lendCallbackTxn(transaction, on: thread)
                 return try withCViewRow(other) { second in
-                    try callComparator(view, callbacks, sorting, OpaquePointer(bitPattern: token), groupName,
-                                       fixed, second)
+                    try callComparator(view, callbacks, sorting, txn, groupName, fixed, second)
                 }
             }
         }

@@ -182,13 +182,10 @@ public struct ViewSorting: Sendable {
     let form: Form
     /// Set only with a comparator (see `PreparedComparator`).
     private(set) var prepare: PreparedComparator?
-    /// The binding's `FixedComparator`, given the running transaction, which
-    /// it lends the comparisons of one placement.
-    typealias RunningFixedComparator = @Sendable (
-        _ running: ReadTransaction, _ group: String, _ row: ViewRow,
-        _ body: (_ compare: (ViewRow) throws -> ViewOrder) throws -> Void) throws -> Void
-    /// Set only with a comparator (see `FixedComparator`).
-    private(set) var fixed: RunningFixedComparator?
+    /// Set only with a comparator (see `FixedComparator`): the binding's,
+    /// given the running transaction, which it lends the comparisons of one
+    /// placement.
+    private(set) var fixed: FixedComparator?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
