@@ -141,8 +141,10 @@ struct RowReader {
             let owned = try handle.uncachedStatement(sql)
             let select = owned.statement
             if collections != nil { select.bind(1, collection) }
+            var lastCollection = ""
             while try select.step() {
-                let row = ViewRow(collection: select.string(1), key: select.string(2),
+                lastCollection = select.string(1, reusing: lastCollection)
+                let row = ViewRow(collection: lastCollection, key: select.string(2),
                                   object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
                                   metadata: flavour.readsMetadata ? select.blob(4) : nil)
                 try body(select.int64(0), row)
@@ -172,8 +174,10 @@ struct RowReader {
                     select.bind(1, last)
                     select.bind(2, Int64(chunk))
                     if collections != nil { select.bind(3, collection) }
+                    var lastCollection = ""
                     while try select.step() {
-                        let row = ViewRow(collection: select.string(1), key: select.string(2),
+                        lastCollection = select.string(1, reusing: lastCollection)
+                        let row = ViewRow(collection: lastCollection, key: select.string(2),
                                           object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
                                           metadata: flavour.readsMetadata ? select.blob(4) : nil)
                         last = select.int64(0)

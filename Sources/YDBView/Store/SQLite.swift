@@ -353,6 +353,17 @@ struct Statement {
         let count = Int(sqlite3_column_bytes(raw, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
+    /// The column's text, or `previous` when its bytes are the same: a scan
+    /// reads the same collection name on row after row, and decoding it
+    /// again made a string (and checked its UTF-8) each time.
+    func string(_ column: Int32, reusing previous: String) -> String {
+        guard let text = sqlite3_column_text(raw, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        let bytes = UnsafeBufferPointer(start: text, count: count)
+        var previous = previous
+        let same = previous.withUTF8 { compareBytes(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(bytes)) == 0 }
+        return same ? previous : String(decoding: bytes, as: UTF8.self)
+    }
     /// nil for SQL NULL; [] for an empty blob.
     func blob(_ column: Int32) -> [UInt8]? {
         if isNull(column) { return nil }

@@ -136,7 +136,16 @@ enum ViewStorage {
         static let rowsPerStatement = 64
         private let id: Int64
         private let handle: SQLiteHandle
-        private var pending: [(rowid: Int64, group: String, label: Int64, sortKey: SortKey?)] = []
+        /// The waiting rows' group names and keys, end to end, which SQLite
+        /// reads in place: binding each with a copy cost an allocation and
+        /// a copy per value. A row's bytes are laid down as it is put, so
+        /// no row waits holding its group name and key (a retain and a
+        /// release each), and a group name the row before also had is
+        /// not laid down again.
+        private var bytes: [UInt8] = []
+        private var pending: [(rowid: Int64, label: Int64, group: Range<Int>, key: Range<Int>?)] = []
+        /// The last group name laid down in `bytes`, and where.
+        private var lastGroup: (name: String, span: Range<Int>)?
         /// Fewer rows were announced than fill one statement: each is put
         /// as it comes, with no buffer (a one-row commit's buffer alone was
         /// 1.2% of its instructions).
@@ -159,24 +168,46 @@ enum ViewStorage {
             if oneByOne {
                 return try ViewStorage.put(id: id, rowid: rowid, group: group, label: label, sortKey: sortKey, handle)
             }
-            pending.append((rowid, group, label, sortKey))
+            let groupSpan: Range<Int>
+            if let lastGroup, bytesEqual(lastGroup.name, group) {
+                groupSpan = lastGroup.span
+            } else {
+                let start = bytes.count
+                bytes.append(contentsOf: group.utf8)
+                groupSpan = start ..< bytes.count
+                lastGroup = (group, groupSpan)
+            }
+            var keySpan: Range<Int>?
+            if let sortKey {
+                let start = bytes.count
+                sortKey.withUnsafeBytes { bytes.append(contentsOf: $0) }
+                keySpan = start ..< bytes.count
+            }
+            pending.append((rowid, label, groupSpan, keySpan))
             if pending.count == Self.rowsPerStatement { try flush() }
         }
 
         mutating func finish() throws {
-            for row in pending {
-                try ViewStorage.put(id: id, rowid: row.rowid, group: row.group, label: row.label,
-                                    sortKey: row.sortKey, handle)
+            try bytes.withUnsafeBytes { buffer in
+                for row in pending {
+                    let sortKey = row.key.map { SortKey(bytes: Array(UnsafeRawBufferPointer(rebasing: buffer[$0]))) }
+                    let group = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[row.group]), as: UTF8.self)
+                    try ViewStorage.put(id: id, rowid: row.rowid, group: group, label: row.label,
+                                        sortKey: sortKey, handle)
+                }
             }
-            pending.removeAll()
+            clear()
+        }
+
+        private mutating func clear() {
+            pending.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+            lastGroup = nil
         }
 
         private static let statementText = "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?)", count: rowsPerStatement).joined(separator: ", ")
 
-        /// The rows' group names and keys are first laid end to end in one
-        /// buffer, which SQLite then reads in place: binding each with a copy
-        /// cost an allocation and a copy per value.
         private mutating func flush() throws {
             let insert: Statement
             if let statement {
@@ -186,36 +217,14 @@ enum ViewStorage {
                 insert = try handle.statement(Self.statementText)
                 statement = insert
             }
-            // The rows are read in place, by index: `for row in pending`
-            // copied each one (its group name and key retained and released).
-            var bytes: [UInt8] = []
-            var total = 0
-            for index in pending.indices {
-                total += pending[index].group.utf8.count + (pending[index].sortKey?.count ?? 0)
-            }
-            bytes.reserveCapacity(total)
-            var spans: [(group: Range<Int>, key: Range<Int>?)] = []
-            spans.reserveCapacity(pending.count)
-            for index in pending.indices {
-                let groupStart = bytes.count
-                bytes.append(contentsOf: pending[index].group.utf8)
-                let groupSpan = groupStart ..< bytes.count
-                var keySpan: Range<Int>?
-                if pending[index].sortKey != nil {
-                    let start = bytes.count
-                    pending[index].sortKey!.withUnsafeBytes { bytes.append(contentsOf: $0) }
-                    keySpan = start ..< bytes.count
-                }
-                spans.append((groupSpan, keySpan))
-            }
             try bytes.withUnsafeBytes { buffer in
                 for index in pending.indices {
                     let first = Int32(index * 5)
                     insert.bind(first + 1, id)
                     insert.bind(first + 2, pending[index].rowid)
-                    insert.bindInPlace(first + 3, text: UnsafeRawBufferPointer(rebasing: buffer[spans[index].group]))
+                    insert.bindInPlace(first + 3, text: UnsafeRawBufferPointer(rebasing: buffer[pending[index].group]))
                     insert.bind(first + 4, pending[index].label)
-                    if let key = spans[index].key {
+                    if let key = pending[index].key {
                         insert.bindInPlace(first + 5, blob: UnsafeRawBufferPointer(rebasing: buffer[key]))
                     } else {
                         insert.bindNull(first + 5)
@@ -223,7 +232,7 @@ enum ViewStorage {
                 }
                 try insert.run()
             }
-            pending.removeAll(keepingCapacity: true)
+            clear()
         }
     }
 
