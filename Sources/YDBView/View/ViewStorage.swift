@@ -112,21 +112,38 @@ enum ViewStorage {
 
     static func put(id: Int64, rowid: Int64, group: String, label: Int64, sortKey: SortKey?,
                     _ handle: SQLiteHandle) throws {
-        let insert = try handle.statement(
-            "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES (?1, ?2, ?3, ?4, ?5)")
-        insert.bind(1, id)
-        insert.bind(2, rowid)
-        insert.bind(4, label)
-        try insert.withText(3, group) {
+        var group = group
+        try group.withUTF8 { name in   // bound where they lie
             guard let sortKey else {
-                insert.bindNull(5)
-                return try insert.run()
+                return try put(id: id, rowid: rowid, group: UnsafeRawBufferPointer(name), label: label,
+                               sortKey: nil, handle)
             }
-            try sortKey.withUnsafeBytes { keyBytes in   // bound where it lies, as the group is
-                insert.bindInPlace(5, blob: keyBytes)
-                try insert.run()
+            try sortKey.withUnsafeBytes { key in
+                try put(id: id, rowid: rowid, group: UnsafeRawBufferPointer(name), label: label, sortKey: key, handle)
             }
         }
+    }
+
+    /// `put` of a row whose group name (UTF-8) and key SQLite reads where
+    /// they lie, valid during the call.
+    private static func put(id: Int64, rowid: Int64, group: UnsafeRawBufferPointer, label: Int64,
+                            sortKey: UnsafeRawBufferPointer?, _ handle: SQLiteHandle) throws {
+        let insert = try handle.statement(
+            "INSERT OR REPLACE INTO ydb_view_rows (view, row, grp, label, sort_key) VALUES (?1, ?2, ?3, ?4, ?5)")
+        bind(insert, from: 1, id: id, rowid: rowid, group: group, label: label, sortKey: sortKey)
+        try insert.run()
+    }
+
+    /// Binds one row of `ydb_view_rows` to the five parameters from `first`
+    /// on (view, row, grp, label, sort_key), its group name and key where
+    /// they lie: they must stay there until the statement has run.
+    private static func bind(_ insert: Statement, from first: Int32, id: Int64, rowid: Int64,
+                             group: UnsafeRawBufferPointer, label: Int64, sortKey: UnsafeRawBufferPointer?) {
+        insert.bind(first, id)
+        insert.bind(first + 1, rowid)
+        insert.bindInPlace(first + 2, text: group)
+        insert.bind(first + 3, label)
+        if let sortKey { insert.bindInPlace(first + 4, blob: sortKey) } else { insert.bindNull(first + 4) }
     }
 
     /// Writes many rows of one view: 64 rows an `INSERT` statement, since a
@@ -190,10 +207,9 @@ enum ViewStorage {
         mutating func finish() throws {
             try bytes.withUnsafeBytes { buffer in
                 for row in pending {
-                    let sortKey = row.key.map { SortKey(bytes: Array(UnsafeRawBufferPointer(rebasing: buffer[$0]))) }
-                    let group = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[row.group]), as: UTF8.self)
-                    try ViewStorage.put(id: id, rowid: row.rowid, group: group, label: row.label,
-                                        sortKey: sortKey, handle)
+                    try ViewStorage.put(id: id, rowid: row.rowid, group: UnsafeRawBufferPointer(rebasing: buffer[row.group]),
+                                        label: row.label, sortKey: row.key.map { UnsafeRawBufferPointer(rebasing: buffer[$0]) },
+                                        handle)
                 }
             }
             clear()
@@ -219,16 +235,10 @@ enum ViewStorage {
             }
             try bytes.withUnsafeBytes { buffer in
                 for index in pending.indices {
-                    let first = Int32(index * 5)
-                    insert.bind(first + 1, id)
-                    insert.bind(first + 2, pending[index].rowid)
-                    insert.bindInPlace(first + 3, text: UnsafeRawBufferPointer(rebasing: buffer[pending[index].group]))
-                    insert.bind(first + 4, pending[index].label)
-                    if let key = pending[index].key {
-                        insert.bindInPlace(first + 5, blob: UnsafeRawBufferPointer(rebasing: buffer[key]))
-                    } else {
-                        insert.bindNull(first + 5)
-                    }
+                    let row = pending[index]
+                    ViewStorage.bind(insert, from: Int32(index * 5) + 1, id: id, rowid: row.rowid,
+                                     group: UnsafeRawBufferPointer(rebasing: buffer[row.group]), label: row.label,
+                                     sortKey: row.key.map { UnsafeRawBufferPointer(rebasing: buffer[$0]) })
                 }
                 try insert.run()
             }
