@@ -300,10 +300,17 @@ func order(_ value: Int32) -> ViewOrder {
 /// a handle kept past its call, or used on another thread, is YDB_MISUSE.
 func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?) throws -> T) rethrows -> T {
     guard let transaction else { return try body(nil) }
+    return try lendingCallbackTxns { thread in try body(lendCallbackTxn(transaction, on: thread)) }
+}
+
+/// Runs `body` with the calling thread's state, which `lendCallbackTxn`
+/// lends transactions through, and then restores the transaction lent
+/// before (`body` may run inside another callback's call).
+private func lendingCallbackTxns<T>(_ body: (LastError) throws -> T) rethrows -> T {
     let thread = currentLastError(create: true)!
     let outer = thread.callbackTxn
     defer { thread.callbackTxn = outer }
-    return try body(lendCallbackTxn(transaction, on: thread))
+    return try body(thread)
 }
 
 /// A fresh token for `transaction`, the call running on `thread` from now
@@ -357,15 +364,14 @@ private func withFixedRow(_ view: String, _ slot: ViewSlot, _ transaction: ReadT
                           _ row: ViewRow, _ body: ((ViewRow) throws -> ViewOrder) throws -> Void) throws {
     let callbacks = try slot.current(view)
     guard let sorting = callbacks.sorting else { return try body { _ in .same } }
-    let thread = currentLastError(create: true)!
-    let outer = thread.callbackTxn
-    defer { thread.callbackTxn = outer }
-    try group.withCString { groupName in
-        try withCViewRow(row) { fixed in
-            try body { other in
-                let txn = lendCallbackTxn(transaction, on: thread)
-                return try withCViewRow(other) { second in
-                    try callComparator(view, callbacks, sorting, txn, groupName, fixed, second)
+    try lendingCallbackTxns { thread in
+        try group.withCString { groupName in
+            try withCViewRow(row) { fixed in
+                try body { other in
+                    let txn = lendCallbackTxn(transaction, on: thread)
+                    return try withCViewRow(other) { second in
+                        try callComparator(view, callbacks, sorting, txn, groupName, fixed, second)
+                    }
                 }
             }
         }

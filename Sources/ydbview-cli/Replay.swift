@@ -38,11 +38,11 @@ struct Replay {
         self.mappings = mappings
     }
 
-    /// Runs every step and returns the output document.
     /// Closes the temporary database, which deletes its files (`exit`
     /// runs no deinit: without this each run left a directory behind).
     func close() { database.close() }
 
+    /// Runs every step and returns the output document.
     func run() throws -> JSONValue {
         let initial = try state()
         var changes: [JSONValue] = []

@@ -175,8 +175,9 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
             } else {
                 wake.wait()
             }
-            if lock.withLock({ stopping }) { break }
-            if lock.withLock({ !pending }) { continue }   // woken for waiting rows
+            let (stop, due) = lock.withLock { (stopping, pending) }
+            if stop { break }
+            if !due { continue }   // woken for waiting rows
             if let handle {
                 checkpoint(on: handle)
                 // With writers paused, copy what is left. A log file larger

@@ -129,8 +129,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
+        // Every writer hears of the commit (no early exit), then the
+        // checkpointer, once, if any left rows waiting.
         var rowsWait = false
-        for writer in writers.values where writer.storageCommitted() { rowsWait = true }
+        for writer in writers.values {
+            if writer.storageCommitted() { rowsWait = true }
+        }
         if rowsWait { database.checkpointer.viewRowsWaiting() }
         if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
         if let storedLargestRowid { database.storedLargestRowid = storedLargestRowid }
