@@ -177,6 +177,12 @@ static double *pass_mean(figures *out, int pass) {
     return pass == 0 ? &out->update_mean : pass == 1 ? &out->insert_mean : &out->remove_mean;
 }
 
+/* One table row of times (seconds): the baseline, each store and its ratio. */
+static void print_times(const char *label, double plain, double compared, double keyed) {
+    printf("| %s | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n", label, plain * 1e6, compared * 1e6,
+           compared / plain, keyed * 1e6, keyed / plain);
+}
+
 static double mean(const double *samples, int count) {
     double total = 0;
     int i;
@@ -653,29 +659,15 @@ int main(int argc, char **argv) {
            compared.peak_per_row, keyed.peak_per_row);
     printf("| memory kept after populating | | %.0f B/row | | %.0f B/row | |\n", compared.kept_per_row,
            keyed.kept_per_row);
-    printf("| update commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.update * 1e6, compared.update * 1e6, compared.update / plain.update, keyed.update * 1e6,
-           keyed.update / plain.update);
-    printf("| insert commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.insert * 1e6, compared.insert * 1e6, compared.insert / plain.insert, keyed.insert * 1e6,
-           keyed.insert / plain.insert);
-    printf("| delete commit, reader catching up | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.remove * 1e6, compared.remove * 1e6, compared.remove / plain.remove, keyed.remove * 1e6,
-           keyed.remove / plain.remove);
-    printf("| update commit, mean | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.update_mean * 1e6, compared.update_mean * 1e6, compared.update_mean / plain.update_mean,
-           keyed.update_mean * 1e6, keyed.update_mean / plain.update_mean);
-    printf("| insert commit, mean | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.insert_mean * 1e6, compared.insert_mean * 1e6, compared.insert_mean / plain.insert_mean,
-           keyed.insert_mean * 1e6, keyed.insert_mean / plain.insert_mean);
-    printf("| delete commit, mean | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.remove_mean * 1e6, compared.remove_mean * 1e6, compared.remove_mean / plain.remove_mean,
-           keyed.remove_mean * 1e6, keyed.remove_mean / plain.remove_mean);
-    printf("| read the first 50 rows | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n", plain.top50 * 1e6,
-           compared.top50 * 1e6, compared.top50 / plain.top50, keyed.top50 * 1e6, keyed.top50 / plain.top50);
-    printf("| read the first 50 rows, row cache off | %.1f us | %.1f us | %.2fx | %.1f us | %.2fx |\n",
-           plain.top50 * 1e6, compared.top50_uncached * 1e6, compared.top50_uncached / plain.top50,
-           keyed.top50_uncached * 1e6, keyed.top50_uncached / plain.top50);
+    print_times("update commit, reader catching up", plain.update, compared.update, keyed.update);
+    print_times("insert commit, reader catching up", plain.insert, compared.insert, keyed.insert);
+    print_times("delete commit, reader catching up", plain.remove, compared.remove, keyed.remove);
+    print_times("update commit, mean", plain.update_mean, compared.update_mean, keyed.update_mean);
+    print_times("insert commit, mean", plain.insert_mean, compared.insert_mean, keyed.insert_mean);
+    print_times("delete commit, mean", plain.remove_mean, compared.remove_mean, keyed.remove_mean);
+    print_times("read the first 50 rows", plain.top50, compared.top50, keyed.top50);
+    /* The baseline has no row cache: the same query either way. */
+    print_times("read the first 50 rows, row cache off", plain.top50, compared.top50_uncached, keyed.top50_uncached);
     printf("| WAL right after registering | | %.1f MB | | %.1f MB | |\n", compared.wal_after_register / 1e6,
            keyed.wal_after_register / 1e6);
     printf("| largest WAL over %d commits | | %.1f MB | | %.1f MB | |\n", 3 * commits, compared.wal / 1e6,
