@@ -628,6 +628,24 @@ int ydb_txn_set_object(ydb_txn *txn, const char *collection, const char *key,
                        const void *object, size_t object_size,
                        const void *metadata, size_t metadata_size);
 
+/*
+** ydb_txn_set_objects stores `count` rows of `collection` in one call: row i
+** is keys[i] with objects[i] (object_sizes[i] bytes) and, when `metadata`
+** is not NULL, metadata[i] (metadata_sizes[i] bytes; a NULL entry: none).
+** The same as ydb_txn_set_object for each row in order (a key given twice
+** keeps its last row), except that a bad argument anywhere refuses the
+** whole batch before anything is written, and that every row is stored
+** before any view is brought up to date: a view callback that reads the
+** transaction sees all of the batch. Views whose definitions have batch
+** callbacks (grouping_batch, sort_key_batch below) are asked for the
+** batch's groups, then its keys, in one call each -- for bindings whose
+** calls into C cost more than the work (Python).
+*/
+int ydb_txn_set_objects(ydb_txn *txn, const char *collection, size_t count,
+                        const char *const *keys, const void *const *objects,
+                        const size_t *object_sizes, const void *const *metadata,
+                        const size_t *metadata_sizes);
+
 /* ydb_txn_replace_object replaces the object of an existing row, keeping its
 ** metadata. A missing row is left missing (YDB_OK). */
 int ydb_txn_replace_object(ydb_txn *txn, const char *collection,
@@ -980,6 +998,55 @@ int ydb_sort_key_append_blob(ydb_sort_key *key, const void *bytes, size_t size,
 int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
 
 /*
+** Batch callbacks (optional).  ydb_txn_set_objects asks a view whose
+** definition sets grouping_batch for the groups of all of its rows that
+** need one, in one call, and (with sort_key_batch too) then for their sort
+** keys -- exactly the rows the one-row callbacks would have been called for
+** (the invoke options decide), each once. The one-row callbacks stay
+** required: every other write and every population uses them, so a batch
+** callback must answer what they would. Row i of a call is rows[i], narrowed
+** to the callback's flavour, at position indexes[i] of the
+** ydb_txn_set_objects arrays (a caller that still holds them need not read
+** rows[i]); sort_key_batch also gets groups[i], the group row i is being
+** placed in (rows of one group in a row share one pointer). The callback answers once for all rows:
+**
+**   ydb_group_batch_set(result, names, name_count, choices)
+**                                         row i goes to group
+**                                         names[choices[i]] (copied), or
+**                                         is left out when choices[i] is
+**                                         YDB_NO_GROUP: each group named
+**                                         once, however many rows it takes
+**   ydb_sort_key_batch_set(result, keys, sizes)
+**                                         the rows' keys as raw bytes
+**                                         (encoded as an ydb_sort_key would
+**                                         build them) laid end to end in
+**                                         `keys`, row i's sizes[i] long
+**
+** A callback that never answers leaves every row out (grouping) or gives
+** every row the empty key (sort keys), as the one-row forms do; an invalid
+** group makes the call fail. `rows`, `indexes`, `groups` and the result
+** handle are valid only during the call; `txn` as for the grouping callback.
+*/
+typedef struct ydb_group_batch ydb_group_batch;
+typedef struct ydb_sort_key_batch ydb_sort_key_batch;
+
+typedef int (*ydb_grouping_batch_fn)(void *ctx, ydb_txn *txn, size_t count,
+                                     const size_t *indexes,
+                                     const ydb_view_row *rows,
+                                     ydb_group_batch *result);
+typedef int (*ydb_sort_key_batch_fn)(void *ctx, ydb_txn *txn, size_t count,
+                                     const size_t *indexes,
+                                     const char *const *groups,
+                                     const ydb_view_row *rows,
+                                     ydb_sort_key_batch *result);
+
+#define YDB_NO_GROUP ((size_t)-1)
+int ydb_group_batch_set(ydb_group_batch *result, const char *const *names,
+                        size_t name_count, const size_t *choices);
+int ydb_sort_key_batch_set(ydb_sort_key_batch *result, const void *keys,
+                           const size_t *sizes);
+
+/*
 ** A view's definition, read only during the call it is passed to (strings
 ** and arrays are copied). Start from YDB_VIEW_DEFINITION_INIT (or
 ** ydb_view_definition_init()) and set the fields:
@@ -999,6 +1066,8 @@ int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
 **   allowed_collections when not NULL, an array of
 **                       allowed_collection_count collection names: only rows
 **                       of these collections are ever considered
+**   grouping_batch      optional (above)
+**   sort_key_batch      optional, with sort_key and grouping_batch (above)
 */
 typedef struct ydb_view_definition {
     int grouping_flavour;
@@ -1012,11 +1081,14 @@ typedef struct ydb_view_definition {
     const char *const *allowed_collections;
     size_t allowed_collection_count;
     ydb_sort_key_fn sort_key;
+    ydb_grouping_batch_fn grouping_batch;
+    ydb_sort_key_batch_fn sort_key_batch;
 } ydb_view_definition;
 
 #define YDB_VIEW_DEFINITION_INIT                                  \
     { YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
-      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL }
+      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL, \
+      NULL, NULL }
 
 /* ydb_view_definition_init fills *definition with the defaults above. */
 int ydb_view_definition_init(ydb_view_definition *definition);

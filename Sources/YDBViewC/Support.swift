@@ -90,6 +90,8 @@ final class LastError {
     var callbackTxn: (token: UInt, transaction: ReadTransaction)?
     /// Where the grouping callback running on this thread answers.
     var groupResult = GroupResult()
+    /// Where the batch callback running on this thread answers.
+    var batchAnswer = BatchAnswer()
     /// The group a grouping callback on this thread named last (`groupName`).
     var lastGroupName: String?
     /// Numbers the handles lent to C for one call (`nextCallToken`).

@@ -16,6 +16,12 @@ public typealias CSortingCallback = @convention(c) (UnsafeMutableRawPointer?, Op
                                                     UnsafeMutablePointer<Int32>?) -> Int32
 public typealias CSortKeyCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?,
                                                     UnsafeRawPointer?, OpaquePointer?) -> Int32
+public typealias CGroupingBatchCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UInt,
+                                                          UnsafePointer<UInt>?, UnsafeRawPointer?,
+                                                          OpaquePointer?) -> Int32
+public typealias CSortKeyBatchCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UInt,
+                                                         UnsafePointer<UInt>?, UnsafePointer<UnsafePointer<CChar>?>?,
+                                                         UnsafeRawPointer?, OpaquePointer?) -> Int32
 public typealias CFindCallback = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeRawPointer?,
                                                  UnsafeMutablePointer<Int32>?) -> Int32
 public typealias CViewKeyCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?,
@@ -47,12 +53,15 @@ struct CViewDefinition {
     var allowedCollections: UnsafePointer<UnsafePointer<CChar>?>?
     var allowedCollectionCount: UInt
     var sortKey: CSortKeyCallback?
+    var groupingBatch: CGroupingBatchCallback?
+    var sortKeyBatch: CSortKeyBatchCallback?
 
     // A constant with C pointers (all NULL): never written.
     nonisolated(unsafe) static let defaults = CViewDefinition(
         groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
-        versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil)
+        versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil,
+        groupingBatch: nil, sortKeyBatch: nil)
 }
 
 let invokeDefault: UInt32 = 256
@@ -65,14 +74,19 @@ final class ViewCallbacks {
     let grouping: CGroupingCallback?
     let sorting: CSortingCallback?
     let sortKey: CSortKeyCallback?
+    let groupingBatch: CGroupingBatchCallback?
+    let sortKeyBatch: CSortKeyBatchCallback?
     let ctx: UnsafeMutableRawPointer?
     let destroy: CDestructor?
 
     init(grouping: CGroupingCallback?, sorting: CSortingCallback?, sortKey: CSortKeyCallback?,
+         groupingBatch: CGroupingBatchCallback? = nil, sortKeyBatch: CSortKeyBatchCallback? = nil,
          ctx: UnsafeMutableRawPointer?, destroy: CDestructor?) {
         self.grouping = grouping
         self.sorting = sorting
         self.sortKey = sortKey
+        self.groupingBatch = groupingBatch
+        self.sortKeyBatch = sortKeyBatch
         self.ctx = ctx
         self.destroy = destroy
     }
@@ -398,6 +412,214 @@ private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
     return key
 }
 
+// MARK: - Batch callbacks (ydb_txn_set_objects)
+
+/// Where a batch callback answers (`ydb_group_batch`, `ydb_sort_key_batch`):
+/// like `GroupResult`, a per-call token in the thread's state, holding
+/// the answers for the call's `count` rows once the callback gives them.
+struct BatchAnswer {
+    /// 0 while no batch callback runs on the thread.
+    var token: UInt = 0
+    var count = 0
+    var groups: [String?]?
+    var keys: [SortKey]?
+    var failure: String?
+
+    /// Runs `body` with a fresh answer for `count` rows as the thread's
+    /// current one (the outer one put back after).
+    static func run(count: Int, _ body: (OpaquePointer?) -> Int32) -> (BatchAnswer, Int32) {
+        let thread = currentLastError(create: true)!
+        let outer = thread.batchAnswer
+        thread.batchAnswer = BatchAnswer(token: thread.nextCallToken(batchAnswerTag), count: count)
+        let status = body(OpaquePointer(bitPattern: thread.batchAnswer.token))
+        let answer = thread.batchAnswer
+        thread.batchAnswer = outer
+        return (answer, status)
+    }
+
+    /// The state of the thread whose running batch call `handle` names.
+    static func activeThread(_ handle: OpaquePointer?, _ what: String) throws -> LastError {
+        guard let handle else { throw YDBError(.misuse, "\(what) handle is NULL") }
+        guard let thread = currentLastError(create: false), thread.batchAnswer.token != 0,
+              thread.batchAnswer.token == UInt(bitPattern: handle) else {
+            throw YDBError(.misuse, "\(what) handle is not the one of a batch callback running on this thread")
+        }
+        return thread
+    }
+}
+
+/// The high bits of every batch answer token (see `groupResultTag`).
+let batchAnswerTag: UInt = 0x4000_0000_0000_0000
+
+/// Lends `rows` to C for the duration of `body`: their `ydb_view_row`s,
+/// their positions in the batch and (with `groups`) their groups, all
+/// copied into one block.
+private func withCBatch<T>(_ rows: [BatchedRow], groups: Bool,
+                           _ body: (UnsafeRawPointer, UnsafePointer<UInt>,
+                                    UnsafePointer<UnsafePointer<CChar>?>?) throws -> T) rethrows -> T {
+    var size = 0
+    for batched in rows {
+        let row = batched.row
+        size += row.collection.utf8.count + row.key.utf8.count + 2 + 16
+        size += (row.object?.count ?? 0) + (row.metadata?.count ?? 0)
+        if groups { size += batched.group.utf8.count + 1 }
+    }
+    let block = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 16)
+    defer { block.deallocate() }
+    var used = 0
+    func copy(_ string: String) -> UnsafePointer<CChar> {
+        var contiguous = string
+        return contiguous.withUTF8 { bytes in
+            let start = block + used
+            if let base = bytes.baseAddress { start.copyMemory(from: base, byteCount: bytes.count) }
+            start.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+            used += bytes.count + 1
+            return UnsafePointer(start.assumingMemoryBound(to: CChar.self))
+        }
+    }
+    func copy(_ data: [UInt8]?) -> (UnsafeRawPointer?, UInt) {
+        guard let data else { return (nil, 0) }
+        if data.isEmpty { return (UnsafeRawPointer(emptyBytes), 0) }
+        used = (used + 7) & ~7   // as malloc'd data would be aligned
+        let start = block + used
+        data.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        used += data.count
+        return (UnsafeRawPointer(start), UInt(data.count))
+    }
+    var cRows: [CViewRow] = []
+    var indexes: [UInt] = []
+    var cGroups: [UnsafePointer<CChar>?] = []
+    // A run of rows in one group shares one copy of its name (a binding
+    // then reads each name once).
+    var lastGroup: (name: String, copy: UnsafePointer<CChar>)?
+    cRows.reserveCapacity(rows.count)
+    indexes.reserveCapacity(rows.count)
+    for batched in rows {
+        let row = batched.row
+        let collection = copy(row.collection), key = copy(row.key)
+        let (object, objectSize) = copy(row.object), (metadata, metadataSize) = copy(row.metadata)
+        cRows.append(CViewRow(collection: collection, key: key, object: object, objectSize: objectSize,
+                              metadata: metadata, metadataSize: metadataSize))
+        indexes.append(UInt(batched.index))
+        if groups {
+            if let last = lastGroup, last.name.utf8.elementsEqual(batched.group.utf8) {
+                cGroups.append(last.copy)
+            } else {
+                let copied = copy(batched.group)
+                lastGroup = (batched.group, copied)
+                cGroups.append(copied)
+            }
+        }
+    }
+    return try cRows.withUnsafeBufferPointer { cRows in
+        try indexes.withUnsafeBufferPointer { indexes in
+            try cGroups.withUnsafeBufferPointer { cGroups in
+                try body(UnsafeRawPointer(cRows.baseAddress!), indexes.baseAddress!, groups ? cGroups.baseAddress : nil)
+            }
+        }
+    }
+}
+
+private func callGroupingBatch(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
+                               _ rows: [BatchedRow]) throws -> [String?] {
+    let callbacks = try slot.current(view)
+    guard let batch = callbacks.groupingBatch, !rows.isEmpty else { return rows.map { _ in nil } }
+    let (answer, status) = withCallbackTxn(transaction) { txn in
+        withCBatch(rows, groups: false) { cRows, indexes, _ in
+            BatchAnswer.run(count: rows.count) { handle in
+                batch(callbacks.ctx, txn, UInt(rows.count), indexes, cRows, handle)
+            }
+        }
+    }
+    if let failure = answer.failure {
+        throw YDBError(.callbackFailed, "view '\(view)': grouping_batch callback gave an invalid group: \(failure)")
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': grouping_batch callback failed (returned \(status))")
+    }
+    // Never answering leaves every row out, as a grouping that never calls
+    // ydb_group_result_set leaves its row out.
+    return answer.groups ?? rows.map { _ in nil }
+}
+
+private func callSortKeyBatch(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
+                              _ rows: [BatchedRow]) throws -> [SortKey] {
+    let callbacks = try slot.current(view)
+    guard let batch = callbacks.sortKeyBatch, !rows.isEmpty else { return rows.map { _ in SortKey() } }
+    let (answer, status) = withCallbackTxn(transaction) { txn in
+        withCBatch(rows, groups: true) { cRows, indexes, groups in
+            BatchAnswer.run(count: rows.count) { handle in
+                batch(callbacks.ctx, txn, UInt(rows.count), indexes, groups, cRows, handle)
+            }
+        }
+    }
+    if let failure = answer.failure {
+        throw YDBError(.callbackFailed, "view '\(view)': sort_key_batch callback gave an invalid key: \(failure)")
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': sort_key_batch callback failed (returned \(status))")
+    }
+    // Never answering gives every row the empty key, as a sort_key
+    // callback that appends nothing does.
+    return answer.keys ?? rows.map { _ in SortKey() }
+}
+
+@_cdecl("ydb_group_batch_set")
+public func ydb_group_batch_set(_ handle: OpaquePointer?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
+                                _ nameCount: UInt, _ choices: UnsafePointer<UInt>?) -> Int32 {
+    run {
+        let thread = try BatchAnswer.activeThread(handle, "group batch")
+        do {
+            guard let choices else { throw YDBError(.invalidArgument, "choices is NULL") }
+            let tableSize = try count(nameCount, "name_count")
+            if tableSize > 0 && names == nil { throw YDBError(.invalidArgument, "names is NULL but name_count is \(nameCount)") }
+            // Each name checked once, however many rows choose it.
+            var table: [String] = []
+            table.reserveCapacity(tableSize)
+            for index in 0..<tableSize { table.append(try groupName(names![index], on: thread)) }
+            var answers: [String?] = []
+            answers.reserveCapacity(thread.batchAnswer.count)
+            for row in 0..<thread.batchAnswer.count {
+                let choice = choices[row]
+                if choice == UInt.max { answers.append(nil); continue }
+                guard choice < UInt(tableSize) else {
+                    throw YDBError(.invalidArgument, "choices[\(row)] is \(choice), past the \(tableSize) names")
+                }
+                answers.append(table[Int(choice)])
+            }
+            thread.batchAnswer.groups = answers
+        } catch let error as YDBError {
+            thread.batchAnswer.failure = error.message
+            throw error
+        }
+    }
+}
+
+@_cdecl("ydb_sort_key_batch_set")
+public func ydb_sort_key_batch_set(_ handle: OpaquePointer?, _ keys: UnsafeRawPointer?,
+                                   _ sizes: UnsafePointer<UInt>?) -> Int32 {
+    run {
+        let thread = try BatchAnswer.activeThread(handle, "sort key batch")
+        do {
+            guard let sizes else { throw YDBError(.invalidArgument, "sizes is NULL") }
+            var answers: [SortKey] = []
+            answers.reserveCapacity(thread.batchAnswer.count)
+            var offset = 0
+            for index in 0..<thread.batchAnswer.count {
+                let size = try count(sizes[index], "a key size")
+                guard size > 0 else { answers.append(SortKey()); continue }
+                guard let keys else { throw YDBError(.invalidArgument, "keys is NULL but key \(index) has \(size) bytes") }
+                answers.append(SortKey(copying: UnsafeRawBufferPointer(start: keys + offset, count: size)))
+                offset += size
+            }
+            thread.batchAnswer.keys = answers
+        } catch let error as YDBError {
+            thread.batchAnswer.failure = error.message
+            throw error
+        }
+    }
+}
+
 // MARK: - Definitions from C
 
 func flavour(_ value: Int32, _ what: String) throws -> ViewFlavour {
@@ -423,16 +645,28 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     case (_?, _?): throw YDBError(.invalidArgument, "sorting and sort_key callbacks are both set (set one)")
     default: break
     }
-    let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
-                                options: try invokeOptions(definition.groupingInvoke, "grouping_invoke")) { txn, row in
-        try callGrouping(name, slot, txn, row)
+    if definition.sortKeyBatch != nil && (definition.sortKey == nil || definition.groupingBatch == nil) {
+        throw YDBError(.invalidArgument, "sort_key_batch needs sort_key and grouping_batch set too")
     }
+    let groupingFlavour = try flavour(definition.groupingFlavour, "grouping_flavour")
+    let groupingOptions = try invokeOptions(definition.groupingInvoke, "grouping_invoke")
+    let grouping = definition.groupingBatch == nil
+        ? ViewGrouping(flavour: groupingFlavour, options: groupingOptions) { txn, row in
+            try callGrouping(name, slot, txn, row)
+        }
+        : ViewGrouping(flavour: groupingFlavour, options: groupingOptions, { txn, row in
+            try callGrouping(name, slot, txn, row)
+        }, batch: { txn, rows in try callGroupingBatch(name, slot, txn, rows) })
     let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
     let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
+    let keyFunction: ViewSorting.TransactionKeyFunction = { txn, group, row in
+        try callSortKey(name, slot, txn, group, row)
+    }
     let sorting = definition.sortKey != nil
-        ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
-            try callSortKey(name, slot, txn, group, row)
-        })
+        ? definition.sortKeyBatch == nil
+            ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: keyFunction)
+            : ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: keyFunction,
+                          batch: { txn, rows in try callSortKeyBatch(name, slot, txn, rows) })
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
         }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { txn, group, row, body in
@@ -460,6 +694,7 @@ func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
 func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
                   _ destroy: CDestructor?) -> ViewSlot {
     ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, sortKey: definition?.sortKey,
+                           groupingBatch: definition?.groupingBatch, sortKeyBatch: definition?.sortKeyBatch,
                            ctx: ctx, destroy: destroy))
 }
 

@@ -235,35 +235,94 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         try write(refusing: { try checkStorable(object: object, metadata: metadata, key: key, collection: collection) }) {
             try validateName(key, "key")
             try validateName(collection, "collection")
-            let rowKey = RowKey(collection: collection, key: key)
             let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
-            let database = connection.database
-            func insert() throws -> Int64? {
-                try table.insertUnlessPresent(key, collection, object: object, metadata: metadata,
-                                              after: database.largestRowid)
-            }
-            // Try first what the connection's last set did: a loop of new
-            // rows then finds no row to update before each insert, and a
-            // loop of updates tries no insert.
-            var inserted = connection.lastSetInserted ? try insert() : nil
-            if inserted == nil,
-               let rowid = try table.update(key: key, collection: collection, object: object, metadata: metadata) {
-                connection.lastSetInserted = false
-                record([.objectChanged, .metadataChanged], rowKey, rowid)
+            let (rowid, inserted) = try store(row)
+            if inserted {
+                try forEachView { try $0.rowInserted(rowid, row, viewContext) }
+            } else {
                 try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
-                return
             }
-            if inserted == nil { inserted = try insert() }
-            guard let rowid = inserted else {
-                throw YDBError(.corrupt, "row \(collection)/\(key) is neither present nor insertable")
-            }
-            connection.lastSetInserted = true
-            // Kept even if the transaction rolls back: an id is never
-            // handed out twice.
-            database.largestRowid = rowid
-            record([.objectChanged, .metadataChanged], rowKey, rowid)
-            try forEachView { try $0.rowInserted(rowid, row, viewContext) }
         }
+    }
+
+    /// Sets many rows of one collection: the same as `setObject` for each
+    /// `(key, object, metadata)` in order (a key given twice keeps only its
+    /// last row), but refused as a whole when any row is invalid, before
+    /// anything is written. For a binding, views whose callbacks have a
+    /// batch form (`ViewGrouping.Batch`) are first asked for all of the
+    /// batch's groups, then its keys, in one call each -- before any row is
+    /// stored, so such a callback reads the transaction as it was before
+    /// the batch; the rows are then stored and placed one by one.
+    public func setObjects(_ rows: [(key: String, object: [UInt8], metadata: [UInt8]?)],
+                           inCollection collection: String) throws {
+        try write(refusing: {
+            for row in rows {
+                try checkStorable(object: row.object, metadata: row.metadata, key: row.key, collection: collection)
+            }
+        }) {
+            try validateName(collection, "collection")
+            for row in rows { try validateName(row.key, "key") }
+            // The last row of each key: a set that a later one replaces
+            // would be undone within the transaction anyway.
+            var last: [String: Int] = [:]
+            last.reserveCapacity(rows.count)
+            for (index, row) in rows.enumerated() { last[row.key] = index }
+            var kept: [(index: Int, row: ViewRow)] = []
+            kept.reserveCapacity(last.count)
+            for (index, given) in rows.enumerated() where last[given.key] == index {
+                kept.append((index, ViewRow(collection: collection, key: given.key, object: given.object,
+                                            metadata: given.metadata)))
+            }
+            guard !kept.isEmpty else { return }
+            var batching: [ViewWriter] = []
+            try forEachView { if $0.hasBatchCallbacks { batching.append($0) } }
+            defer { for writer in batching { writer.endBatch() } }
+            if !batching.isEmpty {
+                // What the callbacks' invoke options depend on: is the row new?
+                let pending = try kept.map { index, row in
+                    ViewWriter.PendingRow(index: index, rowid: try rowid(forKey: row.key, inCollection: collection),
+                                          row: row)
+                }
+                for writer in batching { try writer.prepareBatch(pending, viewContext) }
+            }
+            for (position, (_, row)) in kept.enumerated() {
+                let (rowid, inserted) = try store(row)
+                try forEachView { try $0.rowSet(at: position, rowid, row, inserted: inserted, viewContext) }
+            }
+        }
+    }
+
+    /// Writes a set's row to the row table and records the change: its
+    /// rowid, and whether it was inserted (else updated).
+    private func store(_ row: ViewRow) throws -> (rowid: Int64, inserted: Bool) {
+        let (collection, key) = (row.collection, row.key)
+        let rowKey = RowKey(collection: collection, key: key)
+        let database = connection.database
+        func insert() throws -> Int64? {
+            try table.insertUnlessPresent(key, collection, object: row.object ?? [], metadata: row.metadata,
+                                          after: database.largestRowid)
+        }
+        // Try first what the connection's last set did: a loop of new
+        // rows then finds no row to update before each insert, and a
+        // loop of updates tries no insert.
+        var inserted = connection.lastSetInserted ? try insert() : nil
+        if inserted == nil,
+           let rowid = try table.update(key: key, collection: collection, object: row.object ?? [],
+                                        metadata: row.metadata) {
+            connection.lastSetInserted = false
+            record([.objectChanged, .metadataChanged], rowKey, rowid)
+            return (rowid, false)
+        }
+        if inserted == nil { inserted = try insert() }
+        guard let rowid = inserted else {
+            throw YDBError(.corrupt, "row \(collection)/\(key) is neither present nor insertable")
+        }
+        connection.lastSetInserted = true
+        // Kept even if the transaction rolls back: an id is never
+        // handed out twice.
+        database.largestRowid = rowid
+        record([.objectChanged, .metadataChanged], rowKey, rowid)
+        return (rowid, true)
     }
 
     /// Replaces the object of an existing row, keeping its metadata. No-op when absent.

@@ -57,7 +57,7 @@ public struct SortKey: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Raw bytes, compared as they are: a key read back from storage.
-    init(copying buffer: UnsafeRawBufferPointer) {
+    package init(copying buffer: UnsafeRawBufferPointer) {
         self.init()
         append(contentsOf: buffer)
     }

@@ -102,6 +102,16 @@ public struct ViewGrouping: Sendable {
     /// another gets a read-only handle of it, made for the call).
     let run: @Sendable (ReadTransaction, ViewRow) throws -> String?
 
+    /// For bindings whose callbacks cost more to enter than to run (Python
+    /// through ctypes): a `setObjects` batch's rows that need grouping are
+    /// grouped in one call. Each row comes with its position in the batch
+    /// (a binding that still holds the rows it passed need not convert
+    /// them back), narrowed to the flavour; the result is one group (or
+    /// nil) per row, in order. It must give what `run` would give: every
+    /// other write, and every population, still calls `run`.
+    package typealias Batch = @Sendable (_ transaction: ReadTransaction, _ rows: [BatchedRow]) throws -> [String?]
+    package private(set) var batch: Batch?
+
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Body) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
@@ -120,6 +130,26 @@ public struct ViewGrouping: Sendable {
             return try body(lent, row)
         }
     }
+
+    /// A grouping reading the transaction, with its batch form (for bindings).
+    package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionBody,
+                 batch: @escaping Batch) {
+        self.init(flavour: flavour, options: options, body)
+        self.batch = { running, rows in
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try batch(lent, rows)
+        }
+    }
+}
+
+/// One row of a `setObjects` batch handed to a batch callback: its
+/// position in the batch, the group it is being placed in (sort keys
+/// only; empty for a grouping) and the row.
+package struct BatchedRow: Sendable {
+    package let index: Int
+    package let group: String
+    package let row: ViewRow
 }
 
 /// Orders the rows of one group, in one of two forms:
@@ -187,6 +217,11 @@ public struct ViewSorting: Sendable {
     /// placement.
     private(set) var fixed: FixedComparator?
 
+    /// The sort-key form's batch (see `ViewGrouping.Batch`): the keys of a
+    /// `setObjects` batch's rows that need one, one key per row, in order.
+    package typealias KeyBatch = @Sendable (_ transaction: ReadTransaction, _ rows: [BatchedRow]) throws -> [SortKey]
+    package private(set) var keyBatch: KeyBatch?
+
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
     }
@@ -214,6 +249,17 @@ public struct ViewSorting: Sendable {
         })
     }
 
+    /// The sort-key form reading the transaction, with its batch form (for bindings).
+    package init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction,
+                 batch: @escaping KeyBatch) {
+        self.init(flavour: flavour, options: options, key: key)
+        keyBatch = { running, rows in
+            let lent = CallbackTransaction.borrow(running)
+            defer { lent.giveBack() }
+            return try batch(lent, rows)
+        }
+    }
+
     /// A comparator reading the transaction running it, with the form a
     /// population sorts through (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator,
@@ -239,6 +285,7 @@ public struct ViewSorting: Sendable {
         self.form = form
         prepare = nil
         fixed = nil
+        keyBatch = nil
     }
 
     /// Whether this is the sort-key form.

@@ -38,6 +38,17 @@ final class ViewWriter {
         /// They wait, with this transaction's.
         case waiting
     }
+    /// What a batch callback already answered for the row being placed
+    /// (`rowsSet`): `runGrouping` and `subject` take it instead of calling
+    /// back. Set only around that row's `rowInserted`/`rowUpdated`.
+    private var answered = Answered()
+    /// `prepareBatch`'s answers, one per row of the batch.
+    private var batchAnswers: [Answered] = []
+    private struct Answered {
+        /// nil: not answered (the grouping runs); `.some(nil)`: no group.
+        var group: String??
+        var sortKey: SortKey?
+    }
     /// Set by an asynchronous registration (`AsyncRegistration.swift`):
     /// called every few thousand steps of a population with the steps done
     /// so far (one per row grouped, then one per row sorted). It reports
@@ -132,6 +143,92 @@ final class ViewWriter {
             state.dropPlaceIfUnplaced(rowid: rowid)
             throw error
         }
+    }
+
+    /// Asks the definition's batch callbacks (bindings,
+    /// `ViewGrouping.Batch`) for what placing the rows of a `setObjects`
+    /// batch will need, before any of them is stored: the groups of the
+    /// rows whose grouping would run, then the keys of the rows whose sort
+    /// key would be asked for. The same invoke options decide which rows,
+    /// so each callback runs for exactly the rows it would have run for
+    /// one by one; `rowSet(at:…)` then places each row as `rowInserted`
+    /// and `rowUpdated` do, with these answers. Without batch callbacks
+    /// it asks nothing, and the rows' callbacks run as they are placed.
+    func prepareBatch(_ rows: [PendingRow], _ context: ViewWriteContext) throws {
+        batchAnswers = []
+        guard let groupBatch = definition.grouping.batch else { return }
+        let kind: RowChangeKind = [.objectChanged, .metadataChanged]
+        let regroups = definition.grouping.options.isTriggered(by: kind)
+        let allowed = rows.indices.filter { definition.allows(rows[$0].row.collection) }
+        // The groups: asked for every new row, and for every existing one
+        // whose grouping runs on a set.
+        var groups: [String??] = Array(repeating: nil, count: rows.count)
+        let grouped = allowed.filter { rows[$0].rowid == nil || regroups }
+        if !grouped.isEmpty {
+            let flavour = definition.grouping.flavour
+            let asked = grouped.map { BatchedRow(index: rows[$0].index, group: "", row: rows[$0].row.narrowed(to: flavour)) }
+            let answers = try Self.callback(instance.name, "grouping") { try groupBatch(context.transaction, asked) }
+            try Self.checkCount(answers.count, asked.count, instance.name, "grouping")
+            for (position, answer) in zip(grouped, answers) {
+                if let answer { try validateName(answer, "group name") }
+                groups[position] = .some(answer)
+            }
+        }
+        // The keys: asked for every row that lands in a group it is not in,
+        // and for every row staying in its group whose sorting runs on a set.
+        var keys: [SortKey?] = Array(repeating: nil, count: rows.count)
+        if let keyBatch = definition.sorting.keyBatch {
+            let resorts = definition.sorting.options.isTriggered(by: kind)
+            let flavour = definition.sorting.flavour
+            var keyed: [Int] = []
+            var asked: [BatchedRow] = []
+            for position in allowed {
+                let current = rows[position].rowid.flatMap { state.place(of: $0) }
+                guard let group = groups[position] ?? current?.group else { continue }
+                guard resorts || current == nil || !bytesEqual(current!.group, group) else { continue }
+                keyed.append(position)
+                asked.append(BatchedRow(index: rows[position].index, group: group,
+                                        row: rows[position].row.narrowed(to: flavour)))
+            }
+            if !asked.isEmpty {
+                let answers = try Self.callback(instance.name, "sorting") { try keyBatch(context.transaction, asked) }
+                try Self.checkCount(answers.count, asked.count, instance.name, "sorting")
+                for (position, answer) in zip(keyed, answers) { keys[position] = answer }
+            }
+        }
+        batchAnswers = zip(groups, keys).map { Answered(group: $0, sortKey: $1) }
+    }
+
+    /// Places row `position` of the batch `prepareBatch` was given, just
+    /// stored (`inserted`: it was new), with the answers asked for it.
+    func rowSet(at position: Int, _ rowid: Int64, _ row: ViewRow, inserted: Bool,
+                _ context: ViewWriteContext) throws {
+        if position < batchAnswers.count { answered = batchAnswers[position] }
+        defer { answered = Answered() }
+        if inserted {
+            try rowInserted(rowid, row, context)
+        } else {
+            try rowUpdated(rowid, row, [.objectChanged, .metadataChanged], context)
+        }
+    }
+
+    /// Whether `prepareBatch` asks anything of this view.
+    var hasBatchCallbacks: Bool { definition.grouping.batch != nil }
+
+    /// Forgets what `prepareBatch` asked (its batch is placed).
+    func endBatch() { batchAnswers = [] }
+
+    /// One row of a `setObjects` batch before it is stored: its position
+    /// in the batch, its rowid when it exists already, and the row.
+    struct PendingRow {
+        let index: Int
+        let rowid: Int64?
+        let row: ViewRow
+    }
+
+    private static func checkCount(_ answers: Int, _ asked: Int, _ view: String, _ kind: String) throws {
+        guard answers != asked else { return }
+        throw YDBError(.callbackFailed, "view '\(view)': \(kind) batch callback answered \(answers) rows of \(asked)")
     }
 
     /// Several rows were removed at once. Each group loses its rows from the
@@ -856,6 +953,7 @@ final class ViewWriter {
         switch definition.sorting.form {
         case .comparator: return .row(narrowed)
         case .key(let key):
+            if let answered = answered.sortKey { return .key(answered) }
             return .key(try Self.callback(instance.name, "sorting") { try key(context.transaction, group, narrowed) })
         }
     }
@@ -964,6 +1062,7 @@ final class ViewWriter {
     }
 
     private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
+        if let answered = answered.group { return answered }   // checked by `rowsSet`
         let grouping = definition.grouping
         let group = try Self.callback(instance.name, "grouping") {
             try grouping.run(context.transaction, row.narrowed(to: grouping.flavour))
