@@ -5,7 +5,8 @@
 
 For `rows` rows (default 100,000) in one group, sorted by a rank:
   * inserting them one commit of all rows, with a view sorted by a Python
-    comparator and by a Python key function, against sqlite3 with an index,
+    comparator and by a Python key function (``set`` row by row, then
+    ``set_many`` in one call), against sqlite3 with an index,
     against a sortedcontainers.SortedKeyList (when installed), and against
     both together (issue 10's baseline: the table and the sorted list);
   * one-row insert and update commits (medians), against sqlite3;
@@ -115,6 +116,12 @@ class Engine:
             for i, rank in enumerate(values):
                 t.set("items", f"k{i}", RANK.pack(rank))
 
+    def load_many(self, values: List[int]) -> None:
+        """The same load through ``set_many``: one call, the callbacks run
+        once per batch (as ``executemany`` is to ``execute``)."""
+        with self.conn.read_write() as t:
+            t.set_many("items", [(f"k{i}", RANK.pack(rank)) for i, rank in enumerate(values)])
+
     def insert(self, key: str, rank: int) -> None:
         with self.conn.read_write() as t:
             t.set("items", key, RANK.pack(rank))
@@ -190,6 +197,12 @@ def main() -> None:
         stores = {"base": Plain(directory), "keyed": Engine(directory, "keyed", None, rank_key),
                   "compared": Engine(directory, "compared", by_rank, None)}
         loads = {name: timed(lambda: store.load(values)) for name, store in stores.items()}
+        # set_many into fresh stores of each kind (the loads above filled theirs).
+        many = {name: Engine(directory, name + "-many", sorting, key)
+                for name, sorting, key in (("keyed", None, rank_key), ("compared", by_rank, None))}
+        loads_many = {name: timed(lambda: store.load_many(values)) for name, store in many.items()}
+        for store in many.values():
+            store.close()
         sorted_load = sorted_list(values)
         figures = interleaved(stores)
         for store in stores.values():
@@ -214,6 +227,9 @@ def main() -> None:
     both = base["load"] + sorted_load  # issue 10's baseline for the load: the table and the sorted list
     print(f"| sqlite3 + SortedKeyList, both | {ms(both)} | | {keyed['load'] / both:.1f}x | | "
           f"{compared['load'] / both:.1f}x |")
+    print(f"| the same rows through `set_many` (vs sqlite3 + SortedKeyList) | {ms(both)} | "
+          f"{ms(loads_many['keyed'])} | {loads_many['keyed'] / both:.1f}x | {ms(loads_many['compared'])} | "
+          f"{loads_many['compared'] / both:.1f}x |")
     for name, label in [("insert", "one-row insert commit"), ("update", "one-row update commit"),
                         ("top50", "read the top 50 rows"),
                         ("top50_uncached", "read the top 50 rows, row cache off")]:

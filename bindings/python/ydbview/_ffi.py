@@ -78,6 +78,11 @@ class ViewRowStruct(Structure):
 GROUPING_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
 SORTING_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_void_p, c_void_p, c_void_p)
 SORT_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_void_p, c_void_p)
+# Batch callbacks (ydb_txn_set_objects): (ctx, txn, count, indexes, rows,
+# result) and (ctx, txn, count, indexes, groups, rows, result), all
+# addresses for the same reason.
+GROUPING_BATCH_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p, c_void_p)
+SORT_KEY_BATCH_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p)
 FIND_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
 VIEW_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t)
 VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, c_size_t,
@@ -103,6 +108,8 @@ class ViewDefinitionStruct(Structure):
         ("allowed_collections", POINTER(c_char_p)),
         ("allowed_collection_count", c_size_t),
         ("sort_key", SORT_KEY_FN),
+        ("grouping_batch", GROUPING_BATCH_FN),
+        ("sort_key_batch", SORT_KEY_BATCH_FN),
     ]
 
 
@@ -222,6 +229,8 @@ _SIGNATURES = {
     "ydb_txn_enumerate_rows": (c_int, [c_void_p, c_char_p, ROW_FN, c_void_p]),
     "ydb_txn_set_object": (
         c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t]),
+    "ydb_txn_set_objects": (
+        c_int, [c_void_p, c_char_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "ydb_txn_replace_object": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
     "ydb_txn_replace_metadata": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
     "ydb_txn_touch_object": (c_int, [c_void_p, c_char_p, c_char_p]),
@@ -250,6 +259,8 @@ _SIGNATURES = {
     # views
     "ydb_group_result_set": (c_int, [c_void_p, c_char_p]),
     "ydb_sort_key_append_raw": (c_int, [c_void_p, c_void_p, c_size_t]),
+    "ydb_group_batch_set": (c_int, [c_void_p, c_void_p, c_size_t, c_void_p]),
+    "ydb_sort_key_batch_set": (c_int, [c_void_p, c_void_p, c_void_p]),
     "ydb_sort_key_append_int64": (c_int, [c_void_p, c_int64, c_int]),
     "ydb_sort_key_append_double": (c_int, [c_void_p, c_double, c_int]),
     "ydb_sort_key_append_text": (c_int, [c_void_p, c_char_p, c_int]),

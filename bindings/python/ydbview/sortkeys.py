@@ -22,7 +22,7 @@ in the same position do not compare as numbers (write ``float(x)``).
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 __all__ = ["sort_key", "desc"]
 
@@ -138,6 +138,72 @@ def encode_value(value: Any) -> bytes:
     out: List[bytes] = []
     _encode(value, out, False)
     return b"".join(out)
+
+
+def _int_column(column: Tuple[Any, ...]) -> List[bytes]:
+    pack, sign = _pack_u64, _SIGN
+    return [pack(number + sign) for number in column]  # struct.error past 64 bits
+
+
+def _str_column(column: Tuple[Any, ...]) -> List[bytes]:
+    if "\x00" in "".join(column):
+        return [_escaped(text.encode("utf-8")) for text in column]
+    return [data + b"\x00\x01" for data in map(str.encode, column)]
+
+
+#: A batch's column of one exact type, encoded at once (see encode_values).
+_COLUMNS: Dict[type, Callable[[Tuple[Any, ...]], List[bytes]]] = {
+    int: _int_column,
+    str: _str_column,
+    float: lambda column: [_float_part(value) for value in column],
+    bytes: lambda column: [_bytes_part(value) for value in column],
+}
+
+
+def encode_values(values: List[Any]) -> Tuple[bytes, List[int]]:
+    """The keys of many sort values, laid end to end, and each one's
+    length: ``b"".join(map(encode_value, values))`` and its lengths. When
+    every value is a plain int, str, float or bytes, or a flat tuple of
+    those with the same types in the same places (what one key function
+    returns row after row), each position is encoded for all values at
+    once, with no Python loop per value (a fifth of the time); anything
+    else is encoded value by value."""
+    if values:
+        try:
+            return _encode_columns(values)
+        except (TypeError, struct.error, _Mixed):
+            pass
+    keys = [encode_value(value) for value in values]
+    return b"".join(keys), [len(key) for key in keys]
+
+
+class _Mixed(Exception):
+    """The values of a batch are not all of one shape."""
+
+
+def _encode_columns(values: List[Any]) -> Tuple[bytes, List[int]]:
+    kinds = set(map(type, values))
+    if kinds == {tuple}:
+        widths = set(map(len, values))
+        if len(widths) != 1:
+            raise _Mixed
+        columns = list(zip(*values))
+    elif len(kinds) == 1:
+        columns = [tuple(values)]
+    else:
+        raise _Mixed
+    encoded = []
+    for column in columns:
+        kind = set(map(type, column))
+        encoder = _COLUMNS.get(kind.pop()) if len(kind) == 1 else None
+        if encoder is None:
+            raise _Mixed
+        encoded.append(encoder(column))
+    if len(encoded) == 1:
+        keys = encoded[0]
+        return b"".join(keys), list(map(len, keys))
+    keys = list(map(b"".join, zip(*encoded)))
+    return b"".join(keys), list(map(len, keys))
 
 
 def sort_key(*values: Any) -> bytes:

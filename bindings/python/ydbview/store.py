@@ -23,7 +23,8 @@ from ._values import Row
 from .errors import ObserverWarning, Status
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
 from .serializers import BytesSerializer, Serializer, deserializer_of
-from .views import RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter, register_async, view_definition
+from .views import (RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter, register_async, setting_batch,
+                    view_definition)
 
 __all__ = [
     "Database",
@@ -602,6 +603,39 @@ class ReadWriteTransaction(ReadTransaction):
         meta = self._dump_metadata(metadata)
         _check(lib.ydb_txn_set_object(self._handle, encode(collection, "collection"), encode(key, "key"),
                                       data, len(data), meta, 0 if meta is None else len(meta)))
+
+    def set_many(self, collection: str, rows: Iterable[Union[Tuple[str, Any], Tuple[str, Any, Any]]]) -> None:
+        """Stores many rows of ``collection`` in one call, as ``set`` would
+        one by one: ``rows`` yields ``(key, obj)`` or ``(key, obj,
+        metadata)``. A key given twice keeps its last row. If any row is
+        invalid nothing is stored. Every row is stored before the views
+        are updated, and a view's Python callbacks run once for the whole
+        batch (grouping, then key function), not once per row: the way to
+        load many rows (``executemany`` to ``set``'s ``execute``)."""
+        encoded_collection = encode(collection, "collection")
+        dump, dump_metadata = self._dump, self._dump_metadata
+        keys: List[str] = []
+        data: List[bytes] = []
+        metadata: List[Optional[bytes]] = []
+        for row in rows:
+            if len(row) == 2:
+                key, obj = row
+                meta = None
+            else:
+                key, obj, meta = row
+            keys.append(key)
+            data.append(dump(obj))
+            metadata.append(None if meta is None else dump_metadata(meta))
+        count = len(keys)
+        encoded_keys = (c_char_p * count)(*[encode(key, "key") for key in keys])
+        objects = (c_char_p * count)(*data)
+        sizes = (c_size_t * count)(*map(len, data))
+        given = any(meta is not None for meta in metadata)
+        metas = (c_char_p * count)(*metadata) if given else None
+        meta_sizes = (c_size_t * count)(*[0 if meta is None else len(meta) for meta in metadata]) if given else None
+        with setting_batch(collection, keys, data, metadata if given else None):
+            _check(lib.ydb_txn_set_objects(self._handle, encoded_collection, count, encoded_keys, objects, sizes,
+                                           metas, meta_sizes))
 
     def replace_object(self, collection: str, key: str, obj: Any) -> None:
         """Replaces the object of an existing row, keeping its metadata."""

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import enum
 import struct
+import threading
 import weakref
-from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, string_at
+from contextlib import contextmanager
+from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, sizeof, string_at
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
@@ -54,7 +56,7 @@ from .errors import Status, error_for
 from .mappings import Mappings
 from .notifications import CommitNotification, _NotificationList
 from .serializers import Serializer, deserializer_of
-from .sortkeys import encode_value
+from .sortkeys import encode_value, encode_values
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
 _ROW_HEADER = struct.Struct("=iiii")
@@ -298,20 +300,94 @@ class _ViewCallbacks:
         #: names every row's, so each name is checked and encoded once
         #: (up to _GROUP_NAMES_KEPT of them).
         self.group_names: Dict[str, bytes] = {}
+        #: What rows the batch callbacks build for each callback's flavour.
+        self.group_reads, self.sort_reads = _reads(grouping.flavour), _reads(sorting.flavour)
 
     def group(self, txn: Optional[int], row: int, result: Optional[int]) -> int:
         viewed = _view_row(row, self.load, self.load_metadata)
         group = self.group_fn(self.lend(txn), viewed) if self.group_lends else self.group_fn(viewed)
         if group is not None:
-            encoded = self.group_names.get(group) if type(group) is str else None
-            if encoded is None:
-                encoded = encode(group, "group")
-                if len(self.group_names) < _GROUP_NAMES_KEPT:
-                    self.group_names[group] = encoded
-            status = _group_result_set(result, encoded)
+            status = _group_result_set(result, self._encoded(group))
             if status:
                 _check(status)
         return 0
+
+    def _encoded(self, group: Any) -> bytes:
+        encoded = self.group_names.get(group) if type(group) is str else None
+        if encoded is None:
+            encoded = encode(group, "group")
+            if len(self.group_names) < _GROUP_NAMES_KEPT:
+                self.group_names[group] = encoded
+        return encoded
+
+    def group_batch(self, txn: Optional[int], count: int, indexes: int, rows: int, result: Optional[int]) -> int:
+        """``grouping_batch``: the groups of a ``set_many``'s rows, handed to
+        C in one call."""
+        fn = self.group_fn
+        if self.group_lends:
+            lent = self.lend(txn)
+            groups = [fn(lent, row) for row in self._batch_rows(count, indexes, rows, self.group_reads)]
+        else:
+            groups = [fn(row) for row in self._batch_rows(count, indexes, rows, self.group_reads)]
+        try:
+            distinct = [group for group in set(groups) if group is not None]
+        except TypeError:  # an unhashable group: named as encode() refuses it
+            distinct = [group for group in groups if group is not None]
+        names = [self._encoded(group) for group in distinct]
+        # One name per group, and per row the number of its name.
+        numbers = dict(zip(distinct, range(len(distinct))))
+        numbers[None] = _NO_GROUP
+        choices = (c_size_t * count)(*map(numbers.__getitem__, groups))
+        status = _group_batch_set(result, (c_char_p * len(names))(*names), len(names), choices)
+        if status:
+            _check(status)
+        return 0
+
+    def sort_key_batch(self, txn: Optional[int], count: int, indexes: int, groups: int, rows: int,
+                       result: Optional[int]) -> int:
+        """``sort_key_batch``: the keys of a ``set_many``'s rows, handed to C
+        in one call."""
+        # Read as addresses: a run of rows in one group shares one (C says
+        # so), and each address's name is read once.
+        addresses = list((c_void_p * count).from_address(groups))
+        named = {address: decode(string_at(address)) for address in set(addresses)}
+        names = list(map(named.__getitem__, addresses))
+        fn = self.sort_fn
+        batch = self._batch_rows(count, indexes, rows, self.sort_reads)
+        if self.sort_lends:
+            lent = self.lend(txn)
+            values = [fn(lent, group, row) for group, row in zip(names, batch)]
+        else:
+            values = [fn(group, row) for group, row in zip(names, batch)]
+        keys, sizes = encode_values(values)
+        status = _sort_key_batch_set(result, keys, (c_size_t * count)(*sizes))
+        if status:
+            _check(status)
+        return 0
+
+    def _batch_rows(self, count: int, indexes: int, rows: int, reads: Tuple[bool, bool]) -> List[ViewRow]:
+        """The rows a batch callback was called for: made from what
+        ``set_many`` still holds (the stored bytes, deserialized as C's
+        copies would be), or, for a batch this thread did not pass, read
+        from C's ``ydb_view_row`` array."""
+        load, load_metadata = self.load, self.load_metadata
+        batch = getattr(_batches, "current", None)
+        if batch is None:
+            size = _ROW_SIZE
+            return [_view_row(rows + i * size, load, load_metadata) for i in range(count)]
+        collection, keys, data, metadata = batch
+        reads_object, reads_metadata = reads
+        made = []
+        for i in (c_size_t * count).from_address(indexes):
+            obj = data[i] if reads_object else None
+            if obj is not None and load is not None:
+                obj = load(obj)
+            meta = metadata[i] if reads_metadata and metadata is not None else None
+            if meta is not None and load_metadata is not None:
+                meta = load_metadata(meta)
+            made.append(_new_tuple(ViewRow, (collection, keys[i], obj, meta)))
+        return made
+
 
     def order(self, txn: Optional[int], group: bytes, row1: int, row2: int, out_order: int) -> int:
         load, load_metadata = self.load, self.load_metadata
@@ -336,8 +412,39 @@ class _ViewCallbacks:
         return 0
 
 
+def _reads(flavour: Flavour) -> Tuple[bool, bool]:
+    """Whether a callback of ``flavour`` sees the object, the metadata."""
+    return flavour in (Flavour.OBJECT, Flavour.ROW), flavour in (Flavour.METADATA, Flavour.ROW)
+
+
+#: ``YDB_NO_GROUP``: a row a grouping batch leaves out.
+_NO_GROUP = (1 << (8 * sizeof(c_size_t))) - 1
+#: The ``set_many`` running on this thread (``setting_batch``).
+_batches = threading.local()
+_ROW_SIZE = sizeof(_ffi.ViewRowStruct)
+
+
+@contextmanager
+def setting_batch(collection: str, keys: List[str], data: List[bytes],
+                  metadata: Optional[List[Optional[bytes]]]) -> Iterator[None]:
+    """Marks the rows of a ``ydb_txn_set_objects`` call this thread makes:
+    the batch callbacks it runs build their rows from these (by the index
+    C passes) instead of reading C's copies back."""
+    outer = getattr(_batches, "current", None)
+    _batches.current = (collection, keys, data, metadata)
+    try:
+        yield
+    finally:
+        _batches.current = outer
+
+
 _group_result_set = _ffi.holding_the_gil("ydb_group_result_set")
 _sort_key_append_raw = _ffi.holding_the_gil("ydb_sort_key_append_raw")
+_group_batch_set = _ffi.holding_the_gil("ydb_group_batch_set")
+_sort_key_batch_set = _ffi.holding_the_gil("ydb_sort_key_batch_set")
+_GROUPING_BATCH_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUPING_BATCH_FN, failed=1, call=_ViewCallbacks.group_batch)
+_SORT_KEY_BATCH_TRAMPOLINE = _callbacks.trampoline(_ffi.SORT_KEY_BATCH_FN, failed=1,
+                                                   call=_ViewCallbacks.sort_key_batch)
 _GROUPING_TRAMPOLINE = _callbacks.trampoline(_ffi.GROUPING_FN, failed=1, call=_ViewCallbacks.group)
 _SORTING_TRAMPOLINE = _callbacks.trampoline(_ffi.SORTING_FN, failed=1, call=_ViewCallbacks.order)
 _SORT_KEY_TRAMPOLINE = _callbacks.trampoline(_ffi.SORT_KEY_FN, failed=1, call=_ViewCallbacks.sort_key)
@@ -375,10 +482,12 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
     definition.grouping_flavour = int(group_fn.flavour)
     definition.grouping_invoke = _INVOKE_DEFAULT if group_fn.invoke is None else int(group_fn.invoke)
     definition.grouping = _GROUPING_TRAMPOLINE
+    definition.grouping_batch = _GROUPING_BATCH_TRAMPOLINE
     definition.sorting_flavour = int(sort_fn.flavour)
     definition.sorting_invoke = _INVOKE_DEFAULT if sort_fn.invoke is None else int(sort_fn.invoke)
     if isinstance(sort_fn, KeySorting):
         definition.sort_key = _SORT_KEY_TRAMPOLINE
+        definition.sort_key_batch = _SORT_KEY_BATCH_TRAMPOLINE
     else:
         definition.sorting = _SORTING_TRAMPOLINE
     definition.version_tag = encode(version_tag, "version_tag")
