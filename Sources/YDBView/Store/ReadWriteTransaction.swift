@@ -274,6 +274,8 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                                             metadata: given.metadata)))
             }
             guard !kept.isEmpty else { return }
+            // Grown once, not doubling (and rehashing) as the rows come.
+            changedRows.reserveCapacity(changedRows.count + kept.count)
             var batching: [ViewWriter] = []
             try forEachView { if $0.hasBatchCallbacks { batching.append($0) } }
             defer { for writer in batching { writer.endBatch() } }

@@ -21,6 +21,8 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from array import array
+from itertools import accumulate
 from ctypes import (
     CFUNCTYPE,
     POINTER,
@@ -35,7 +37,7 @@ from ctypes import (
     c_void_p,
 )
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 from ._text import decode
 
@@ -471,6 +473,32 @@ def holding_the_gil(name: str) -> Any:
 #: ``ctypes.string_at`` is one (0.26 us against 0.68 per view callback row).
 #: (The view's length only bounds what a slice may ask for.)
 memory_at = (ctypes.c_char * min(1 << 40, sys.maxsize)).from_address
+
+
+#: The ``array`` type code of C's ``size_t`` (and of a pointer, which is as
+#: wide on the platforms this runs on).
+SIZE_T_CODE = next(code for code in "QLI" if array(code).itemsize == ctypes.sizeof(c_size_t))
+
+
+def size_array(values: Any) -> array:
+    """``values`` as a C ``size_t[]`` (pass ``.buffer_info()[0]``): an
+    ``array`` fills in one C loop, where a ctypes array converts each item
+    on its own (150 ns an item against about 10, for a batch of rows)."""
+    return array(SIZE_T_CODE, values)
+
+
+def pointer_array(blobs: Sequence[bytes], terminated: bool) -> Tuple[bytes, array]:
+    """``blobs`` laid end to end in one ``bytes`` (each followed by a NUL
+    when ``terminated``: C strings), and the address of each in it, as a C
+    pointer array (``size_array``). Keep the ``bytes`` alive while C reads.
+    A ctypes ``c_char_p`` array costs 300 ns an item; this, about 30."""
+    separator = b"\0" if terminated else b""
+    joined = separator.join(blobs) + separator
+    base = ctypes.cast(joined, c_void_p).value or 0
+    steps = map((1 if terminated else 0).__add__, map(len, blobs))
+    addresses = size_array(accumulate(steps, initial=base))
+    addresses.pop()  # the end of the last
+    return joined, addresses
 
 
 def last_error() -> Tuple[int, str]:

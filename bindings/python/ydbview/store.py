@@ -608,34 +608,49 @@ class ReadWriteTransaction(ReadTransaction):
         """Stores many rows of ``collection`` in one call, as ``set`` would
         one by one: ``rows`` yields ``(key, obj)`` or ``(key, obj,
         metadata)``. A key given twice keeps its last row. If any row is
-        invalid nothing is stored. Every row is stored before the views
-        are updated, and a view's Python callbacks run once for the whole
-        batch (grouping, then key function), not once per row: the way to
+        invalid nothing is stored. Each view's Python callbacks run once for
+        the whole batch (grouping, then key function), on the rows they
+        would run for one by one, before the rows are stored: a callback
+        that reads the transaction sees it as before the call. The way to
         load many rows (``executemany`` to ``set``'s ``execute``)."""
         encoded_collection = encode(collection, "collection")
-        dump, dump_metadata = self._dump, self._dump_metadata
-        keys: List[str] = []
-        data: List[bytes] = []
-        metadata: List[Optional[bytes]] = []
-        for row in rows:
-            if len(row) == 2:
-                key, obj = row
-                meta = None
-            else:
-                key, obj, meta = row
-            keys.append(key)
-            data.append(dump(obj))
-            metadata.append(None if meta is None else dump_metadata(meta))
-        count = len(keys)
-        encoded_keys = (c_char_p * count)(*[encode(key, "key") for key in keys])
-        objects = (c_char_p * count)(*data)
-        sizes = (c_size_t * count)(*map(len, data))
-        given = any(meta is not None for meta in metadata)
-        metas = (c_char_p * count)(*metadata) if given else None
-        meta_sizes = (c_size_t * count)(*[0 if meta is None else len(meta) for meta in metadata]) if given else None
-        with setting_batch(collection, keys, data, metadata if given else None):
-            _check(lib.ydb_txn_set_objects(self._handle, encoded_collection, count, encoded_keys, objects, sizes,
-                                           metas, meta_sizes))
+        rows = rows if isinstance(rows, list) else list(rows)
+        metadata: Optional[List[Optional[bytes]]] = None
+        if rows and set(map(len, rows)) == {2}:
+            keys, objects = zip(*rows)
+        else:
+            keys, objects, metas = [], [], []
+            for row in rows:
+                key, obj, meta = row if len(row) == 3 else (*row, None)
+                keys.append(key)
+                objects.append(obj)
+                metas.append(meta)
+            if any(meta is not None for meta in metas):
+                dump_metadata = self._dump_metadata
+                metadata = [dump_metadata(meta) for meta in metas]
+        # Checked and converted a column at a time when the values are the
+        # usual ones (plain str keys, bytes objects stored as they are).
+        if type(self.connection.serializer) is BytesSerializer and set(map(type, objects)) <= {bytes}:
+            data = list(objects)
+        else:
+            dump = self._dump
+            data = [dump(obj) for obj in objects]
+        if set(map(type, keys)) <= {str} and "\0" not in "".join(keys):
+            encoded = [key.encode("utf-8", "surrogatepass") for key in keys]
+        else:
+            encoded = [encode(key, "key") for key in keys]
+        key_bytes, key_addresses = _ffi.pointer_array(encoded, terminated=True)
+        object_bytes, object_addresses = _ffi.pointer_array(data, terminated=False)
+        sizes = _ffi.size_array(map(len, data))
+        metas_c = meta_sizes = None
+        if metadata is not None:
+            metas_c = (c_char_p * len(metadata))(*metadata)
+            meta_sizes = (c_size_t * len(metadata))(*[0 if meta is None else len(meta) for meta in metadata])
+        with setting_batch(collection, keys, data, metadata):
+            _check(lib.ydb_txn_set_objects(self._handle, encoded_collection, len(encoded),
+                                           key_addresses.buffer_info()[0], object_addresses.buffer_info()[0],
+                                           sizes.buffer_info()[0], metas_c, meta_sizes))
+        del key_bytes, object_bytes  # what the addresses pointed into, kept until C returned
 
     def replace_object(self, collection: str, key: str, obj: Any) -> None:
         """Replaces the object of an existing row, keeping its metadata."""

@@ -42,6 +42,7 @@ from __future__ import annotations
 import enum
 import struct
 import threading
+from itertools import repeat
 import weakref
 from contextlib import contextmanager
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, sizeof, string_at
@@ -337,8 +338,8 @@ class _ViewCallbacks:
         # One name per group, and per row the number of its name.
         numbers = dict(zip(distinct, range(len(distinct))))
         numbers[None] = _NO_GROUP
-        choices = (c_size_t * count)(*map(numbers.__getitem__, groups))
-        status = _group_batch_set(result, (c_char_p * len(names))(*names), len(names), choices)
+        choices = _ffi.size_array(map(numbers.__getitem__, groups))
+        status = _group_batch_set(result, (c_char_p * len(names))(*names), len(names), choices.buffer_info()[0])
         if status:
             _check(status)
         return 0
@@ -349,7 +350,7 @@ class _ViewCallbacks:
         in one call."""
         # Read as addresses: a run of rows in one group shares one (C says
         # so), and each address's name is read once.
-        addresses = list((c_void_p * count).from_address(groups))
+        addresses = _read_sizes(groups, count)
         named = {address: decode(string_at(address)) for address in set(addresses)}
         names = list(map(named.__getitem__, addresses))
         fn = self.sort_fn
@@ -360,7 +361,8 @@ class _ViewCallbacks:
         else:
             values = [fn(group, row) for group, row in zip(names, batch)]
         keys, sizes = encode_values(values)
-        status = _sort_key_batch_set(result, keys, (c_size_t * count)(*sizes))
+        lengths = _ffi.size_array(sizes)   # kept while C reads it
+        status = _sort_key_batch_set(result, keys, lengths.buffer_info()[0])
         if status:
             _check(status)
         return 0
@@ -377,17 +379,20 @@ class _ViewCallbacks:
             return [_view_row(rows + i * size, load, load_metadata) for i in range(count)]
         collection, keys, data, metadata = batch
         reads_object, reads_metadata = reads
-        made = []
-        for i in (c_size_t * count).from_address(indexes):
-            obj = data[i] if reads_object else None
-            if obj is not None and load is not None:
-                obj = load(obj)
-            meta = metadata[i] if reads_metadata and metadata is not None else None
-            if meta is not None and load_metadata is not None:
-                meta = load_metadata(meta)
-            made.append(_new_tuple(ViewRow, (collection, keys[i], obj, meta)))
-        return made
-
+        picked = _read_sizes(indexes, count)
+        # Made column by column, with no Python loop per row (a set_many
+        # asks for most rows, often all of them in order).
+        every = picked == list(range(len(keys)))
+        pick = (lambda column: column) if every else (lambda column: map(column.__getitem__, picked))
+        objects: Any = repeat(None)
+        if reads_object:
+            objects = pick(data) if load is None else map(load, pick(data))
+        metas: Any = repeat(None)
+        if reads_metadata and metadata is not None:
+            metas = pick(metadata)
+            if load_metadata is not None:
+                metas = (None if meta is None else load_metadata(meta) for meta in metas)
+        return list(map(_new_tuple, repeat(ViewRow), zip(repeat(collection), pick(keys), objects, metas)))
 
     def order(self, txn: Optional[int], group: bytes, row1: int, row2: int, out_order: int) -> int:
         load, load_metadata = self.load, self.load_metadata
@@ -415,6 +420,12 @@ class _ViewCallbacks:
 def _reads(flavour: Flavour) -> Tuple[bool, bool]:
     """Whether a callback of ``flavour`` sees the object, the metadata."""
     return flavour in (Flavour.OBJECT, Flavour.ROW), flavour in (Flavour.METADATA, Flavour.ROW)
+
+
+def _read_sizes(address: int, count: int) -> List[int]:
+    """The ``count`` size_t (or pointers) at ``address``, read in one C
+    loop (iterating a ctypes array makes each item on its own)."""
+    return memoryview((c_size_t * count).from_address(address)).cast("B").cast(_ffi.SIZE_T_CODE).tolist()
 
 
 #: ``YDB_NO_GROUP``: a row a grouping batch leaves out.
