@@ -632,14 +632,15 @@ int ydb_txn_set_object(ydb_txn *txn, const char *collection, const char *key,
 ** ydb_txn_set_objects stores `count` rows of `collection` in one call: row i
 ** is keys[i] with objects[i] (object_sizes[i] bytes) and, when `metadata`
 ** is not NULL, metadata[i] (metadata_sizes[i] bytes; a NULL entry: none).
-** The same as ydb_txn_set_object for each row in order (a key given twice
-** keeps its last row), except that a bad argument anywhere refuses the
-** whole batch before anything is written, and that every row is stored
-** before any view is brought up to date: a view callback that reads the
-** transaction sees all of the batch. Views whose definitions have batch
-** callbacks (grouping_batch, sort_key_batch below) are asked for the
-** batch's groups, then its keys, in one call each -- for bindings whose
-** calls into C cost more than the work (Python).
+** The same as ydb_txn_set_object for each row in order, except that a bad
+** argument anywhere refuses the whole batch before anything is written,
+** and that a key given twice keeps only its last row (the earlier ones are
+** never stored). Views whose definitions have batch callbacks
+** (grouping_batch, sort_key_batch below) are asked for the batch's groups,
+** then its keys, in one call each, before any row is stored (such a
+** callback reads the transaction as it was before the call); the rows are
+** then stored and placed one by one. For bindings whose calls into C cost
+** more than the work (Python).
 */
 int ydb_txn_set_objects(ydb_txn *txn, const char *collection, size_t count,
                         const char *const *keys, const void *const *objects,

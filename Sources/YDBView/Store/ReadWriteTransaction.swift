@@ -280,9 +280,11 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try forEachView { if $0.hasBatchCallbacks { batching.append($0) } }
             defer { for writer in batching { writer.endBatch() } }
             if !batching.isEmpty {
-                // What the callbacks' invoke options depend on: is the row new?
+                // What the callbacks' invoke options depend on: is the row
+                // new? (The names are checked above: the table is asked directly.)
+                let table = self.rows
                 let pending = try kept.map { index, row in
-                    ViewWriter.PendingRow(index: index, rowid: try rowid(forKey: row.key, inCollection: collection),
+                    ViewWriter.PendingRow(index: index, rowid: try table.rowid(forKey: row.key, inCollection: collection),
                                           row: row)
                 }
                 for writer in batching { try writer.prepareBatch(pending, viewContext) }
