@@ -226,3 +226,23 @@ def test_encode_values_matches_encode_value_for_every_shape() -> None:
         assert keys == b"".join(expected) and sizes == [len(key) for key in expected], values
     with pytest.raises(OverflowError):
         encode_values([(2**64, "a")])
+
+
+def test_a_batch_this_binding_did_not_pass_is_read_from_c(db: ydbview.Database, conn: ydbview.Connection) -> None:
+    """The batch callbacks build their rows from what ``set_many`` holds; a
+    ``ydb_txn_set_objects`` call made some other way (here, straight
+    through ctypes) gets them from C's ``ydb_view_row`` array instead."""
+    from ctypes import c_char_p, c_size_t
+
+    from ydbview._ffi import lib
+
+    counted = Counted()
+    counted.views(db)
+    keys = [b"a", b"b", b"c"]
+    objects = [RANK.pack(3), RANK.pack(1), RANK.pack(2)]
+    with conn.read_write() as t:
+        status = lib.ydb_txn_set_objects(t._handle, b"items", 3, (c_char_p * 3)(*keys), (c_char_p * 3)(*objects),
+                                         (c_size_t * 3)(8, 8, 8), None, None)
+        assert status == 0
+    assert sorted(counted.keyed) == ["a", "b", "c"]
+    assert contents(conn, "keyed") == {"g0": ["a"], "g1": ["b"], "g2": ["c"]}
