@@ -39,8 +39,8 @@ final class ViewWriter {
         case waiting
     }
     /// What a batch callback already answered for the row being placed
-    /// (`rowsSet`): `runGrouping` and `subject` take it instead of calling
-    /// back. Set only around that row's `rowInserted`/`rowUpdated`.
+    /// (`prepareBatch`): `runGrouping` and `subject` take it instead of
+    /// calling back. Set only around that row's `rowSet(at:…)`.
     private var answered = Answered()
     /// `prepareBatch`'s answers, one per row of the batch.
     private var batchAnswers: [Answered] = []
@@ -1062,7 +1062,7 @@ final class ViewWriter {
     }
 
     private func runGrouping(_ row: ViewRow, _ context: ViewWriteContext) throws -> String? {
-        if let answered = answered.group { return answered }   // checked by `rowsSet`
+        if let answered = answered.group { return answered }   // checked by `prepareBatch`
         let grouping = definition.grouping
         let group = try Self.callback(instance.name, "grouping") {
             try grouping.run(context.transaction, row.narrowed(to: grouping.flavour))
