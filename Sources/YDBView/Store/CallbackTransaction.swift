@@ -65,6 +65,15 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
         connection.lock.withLock { calls -= 1 }
     }
 
+    /// Runs `body` with `running` lent as a callback's read-only handle
+    /// (`borrow`, then `giveBack`): what every callback that reads the
+    /// transaction is wrapped in.
+    static func lending<T>(_ running: ReadTransaction, _ body: (ReadTransaction) throws -> T) rethrows -> T {
+        let lent = borrow(running)
+        defer { lent.giveBack() }
+        return try body(lent)
+    }
+
     private func checkLive() throws {
         try connection.lock.withLock { if calls == 0 { throw ReentryRule.expiredHandle } }
     }

@@ -125,9 +125,7 @@ public struct ViewGrouping: Sendable {
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = true
         run = { running, row in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try body(lent, row)
+            try CallbackTransaction.lending(running) { try body($0, row) }
         }
     }
 
@@ -136,9 +134,7 @@ public struct ViewGrouping: Sendable {
                  batch: @escaping Batch) {
         self.init(flavour: flavour, options: options, body)
         self.batch = { running, rows in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try batch(lent, rows)
+            try CallbackTransaction.lending(running) { try batch($0, rows) }
         }
     }
 }
@@ -234,18 +230,14 @@ public struct ViewSorting: Sendable {
     /// A comparator that also reads the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator) {
         self.init(flavour, options, reads: true, .comparator { running, group, a, b in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try body(lent, group, a, b)
+            try CallbackTransaction.lending(running) { try body($0, group, a, b) }
         })
     }
 
     /// The sort-key form, reading the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction) {
         self.init(flavour, options, reads: true, .key { running, group, row in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try key(lent, group, row)
+            try CallbackTransaction.lending(running) { try key($0, group, row) }
         })
     }
 
@@ -254,9 +246,7 @@ public struct ViewSorting: Sendable {
                  batch: @escaping KeyBatch) {
         self.init(flavour: flavour, options: options, key: key)
         keyBatch = { running, rows in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try batch(lent, rows)
+            try CallbackTransaction.lending(running) { try batch($0, rows) }
         }
     }
 
@@ -271,9 +261,7 @@ public struct ViewSorting: Sendable {
                 // Lent once for the placement's comparisons, not once each:
                 // between two of them only the engine runs, so no callback
                 // can tell the difference, and lending cost two locks.
-                let lent = CallbackTransaction.borrow(running)
-                defer { lent.giveBack() }
-                try fixed(lent, group, row, body)
+                try CallbackTransaction.lending(running) { try fixed($0, group, row, body) }
             }
         }
     }
@@ -319,9 +307,7 @@ public struct ViewFind {
         self.flavour = flavour
         readsTransaction = true
         run = { running, row in
-            let lent = CallbackTransaction.borrow(running)
-            defer { lent.giveBack() }
-            return try body(lent, row)
+            try CallbackTransaction.lending(running) { try body($0, row) }
         }
     }
 }
