@@ -166,7 +166,7 @@ def encode_values(values: List[Any]) -> Tuple[bytes, List[int]]:
     every value is a plain int, str, float or bytes, or a flat tuple of
     those with the same types in the same places (what one key function
     returns row after row), each position is encoded for all values at
-    once, with no Python loop per value (a fifth of the time); anything
+    once, with no Python loop per value (under half the time); anything
     else is encoded value by value."""
     if values:
         try:

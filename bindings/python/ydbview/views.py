@@ -42,10 +42,10 @@ from __future__ import annotations
 import enum
 import struct
 import threading
-from itertools import repeat
 import weakref
 from contextlib import contextmanager
 from ctypes import byref, c_char_p, c_int, c_size_t, c_void_p, sizeof, string_at
+from itertools import repeat
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
