@@ -280,11 +280,14 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             try forEachView { if $0.hasBatchCallbacks { batching.append($0) } }
             defer { for writer in batching { writer.endBatch() } }
             if !batching.isEmpty {
-                // What the callbacks' invoke options depend on: is the row
-                // new? (The names are checked above: the table is asked directly.)
+                // What the callbacks' invoke options may depend on: is the
+                // row new? (The names are checked above: the table is asked
+                // directly.) Nil for all when no view's options depend on it.
                 let table = self.rows
+                let asks = batching.contains { $0.batchAsksWhichRowsExist }
                 let pending = try kept.map { index, row in
-                    ViewWriter.PendingRow(index: index, rowid: try table.rowid(forKey: row.key, inCollection: collection),
+                    ViewWriter.PendingRow(index: index,
+                                          rowid: asks ? try table.rowid(forKey: row.key, inCollection: collection) : nil,
                                           row: row)
                 }
                 for writer in batching { try writer.prepareBatch(pending, viewContext) }

@@ -215,11 +215,22 @@ final class ViewWriter {
     /// Whether `prepareBatch` asks anything of this view.
     var hasBatchCallbacks: Bool { definition.grouping.batch != nil }
 
+    /// Whether `prepareBatch` needs to know which rows exist: only when a
+    /// set of an existing row skips a callback a new row runs (the default
+    /// for a key-flavour grouping or sorting). Otherwise every row is asked
+    /// either way, and the batch's lookups are saved.
+    var batchAsksWhichRowsExist: Bool {
+        let kind: RowChangeKind = [.objectChanged, .metadataChanged]
+        return !definition.grouping.options.isTriggered(by: kind)
+            || (definition.sorting.keyBatch != nil && !definition.sorting.options.isTriggered(by: kind))
+    }
+
     /// Forgets what `prepareBatch` asked (its batch is placed).
     func endBatch() { batchAnswers = [] }
 
     /// One row of a `setObjects` batch before it is stored: its position
-    /// in the batch, its rowid when it exists already, and the row.
+    /// in the batch, its rowid when it exists already (always nil when no
+    /// view `batchAsksWhichRowsExist`), and the row.
     struct PendingRow {
         let index: Int
         let rowid: Int64?
