@@ -1009,7 +1009,9 @@ int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
 ** to the callback's flavour, at position indexes[i] of the
 ** ydb_txn_set_objects arrays (a caller that still holds them need not read
 ** rows[i]); sort_key_batch also gets groups[i], the group row i is being
-** placed in (rows of one group in a row share one pointer). The callback answers once for all rows:
+** placed in (rows of one group in a row share one pointer). Both run before
+** any row of the batch is stored: `txn` reads the transaction as it was
+** before the call. The callback answers once for all rows:
 **
 **   ydb_group_batch_set(result, names, name_count, choices)
 **                                         row i goes to group
@@ -1025,7 +1027,7 @@ int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
 **
 ** A callback that never answers leaves every row out (grouping) or gives
 ** every row the empty key (sort keys), as the one-row forms do; an invalid
-** group makes the call fail. `rows`, `indexes`, `groups` and the result
+** group name, or a choice past name_count, makes the call fail. `rows`, `indexes`, `groups` and the result
 ** handle are valid only during the call; `txn` as for the grouping callback.
 */
 typedef struct ydb_group_batch ydb_group_batch;
