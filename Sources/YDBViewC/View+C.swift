@@ -204,16 +204,10 @@ private func callComparator(_ view: String, _ callbacks: ViewCallbacks, _ sortin
     return order(result)
 }
 
-/// A group's rows as `ydb_view_row`s, for a population's sort through a C
-/// comparator: each row converted once, as the scan hands it over (a sort
-/// compares each row about log2(n) times), and held only here. A row's
-/// strings and bytes are copied into blocks that never move, so its
-/// `ydb_view_row` can point at them from the start; the engine keeps no
-/// copy of the rows (memory while populating).
-final class CPreparedRows: PreparedRows {
-    private let view: String
-    private let slot: ViewSlot
-    private var rows: [CViewRow] = []
+/// Rows in C form (`ydb_view_row`) whose strings and bytes are copied into
+/// blocks that never move and live as long as this object: a population's
+/// rows (`CPreparedRows`) and a batch callback's (`withCBatch`).
+final class CViewRowCopies {
     private var blocks: [UnsafeMutableRawPointer] = []
     private var free: UnsafeMutableRawPointer?
     private var freeBytes = 0
@@ -222,11 +216,6 @@ final class CPreparedRows: PreparedRows {
     /// two collections).
     private var collection: (name: String, copy: UnsafePointer<CChar>)?
     private static let blockSize = 64 << 10
-
-    init(view: String, slot: ViewSlot) {
-        self.view = view
-        self.slot = slot
-    }
 
     deinit { for block in blocks { block.deallocate() } }   // CViewRow holds no references
 
@@ -253,7 +242,8 @@ final class CPreparedRows: PreparedRows {
         return block
     }
 
-    private func copy(_ string: String) -> UnsafePointer<CChar> {
+    /// `string` as a C string.
+    func copy(_ string: String) -> UnsafePointer<CChar> {
         var contiguous = string
         return contiguous.withUTF8 { bytes in
             let start = room(bytes.count + 1, alignment: 1)
@@ -273,7 +263,8 @@ final class CPreparedRows: PreparedRows {
         return (UnsafeRawPointer(start), UInt(data.count))
     }
 
-    func append(_ row: ViewRow) {
+    /// `row` in C form, pointing at copies of its parts.
+    func row(_ row: ViewRow) -> CViewRow {
         let collection: UnsafePointer<CChar>
         if let last = self.collection, last.name.utf8.elementsEqual(row.collection.utf8) {
             collection = last.copy
@@ -282,9 +273,29 @@ final class CPreparedRows: PreparedRows {
             self.collection = (row.collection, collection)
         }
         let (object, objectSize) = copy(row.object), (metadata, metadataSize) = copy(row.metadata)
-        rows.append(CViewRow(collection: collection, key: copy(row.key), object: object, objectSize: objectSize,
-                             metadata: metadata, metadataSize: metadataSize))
+        return CViewRow(collection: collection, key: copy(row.key), object: object, objectSize: objectSize,
+                        metadata: metadata, metadataSize: metadataSize)
     }
+}
+
+/// A group's rows as `ydb_view_row`s, for a population's sort through a C
+/// comparator: each row converted once, as the scan hands it over (a sort
+/// compares each row about log2(n) times), and held only here. A row's
+/// strings and bytes are copied into blocks that never move, so its
+/// `ydb_view_row` can point at them from the start; the engine keeps no
+/// copy of the rows (memory while populating).
+final class CPreparedRows: PreparedRows {
+    private let view: String
+    private let slot: ViewSlot
+    private var rows: [CViewRow] = []
+    private let copies = CViewRowCopies()
+
+    init(view: String, slot: ViewSlot) {
+        self.view = view
+        self.slot = slot
+    }
+
+    func append(_ row: ViewRow) { rows.append(copies.row(row)) }
 
     func sort(_ group: String,
               _ sort: (_ compare: (ReadTransaction, Int, Int) throws -> ViewOrder) throws -> Void) throws {
@@ -452,69 +463,35 @@ struct BatchAnswer {
 let batchAnswerTag: UInt = 0x4000_0000_0000_0000
 
 /// Lends `rows` to C for the duration of `body`: their `ydb_view_row`s,
-/// their positions in the batch and (with `groups`) their groups, all
-/// copied into one block.
+/// their positions in the batch and (with `groups`) their groups.
 private func withCBatch<T>(_ rows: [BatchedRow], groups: Bool,
                            _ body: (UnsafeRawPointer, UnsafePointer<UInt>,
                                     UnsafePointer<UnsafePointer<CChar>?>?) throws -> T) rethrows -> T {
-    var size = 0
-    for batched in rows {
-        let row = batched.row
-        size += row.collection.utf8.count + row.key.utf8.count + 2 + 16
-        size += (row.object?.count ?? 0) + (row.metadata?.count ?? 0)
-        if groups { size += batched.group.utf8.count + 1 }
-    }
-    let block = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 16)
-    defer { block.deallocate() }
-    var used = 0
-    func copy(_ string: String) -> UnsafePointer<CChar> {
-        var contiguous = string
-        return contiguous.withUTF8 { bytes in
-            let start = block + used
-            if let base = bytes.baseAddress { start.copyMemory(from: base, byteCount: bytes.count) }
-            start.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
-            used += bytes.count + 1
-            return UnsafePointer(start.assumingMemoryBound(to: CChar.self))
-        }
-    }
-    func copy(_ data: [UInt8]?) -> (UnsafeRawPointer?, UInt) {
-        guard let data else { return (nil, 0) }
-        if data.isEmpty { return (UnsafeRawPointer(emptyBytes), 0) }
-        used = (used + 7) & ~7   // as malloc'd data would be aligned
-        let start = block + used
-        data.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        used += data.count
-        return (UnsafeRawPointer(start), UInt(data.count))
-    }
+    let copies = CViewRowCopies()
     var cRows: [CViewRow] = []
     var indexes: [UInt] = []
     var cGroups: [UnsafePointer<CChar>?] = []
+    cRows.reserveCapacity(rows.count)
+    indexes.reserveCapacity(rows.count)
     // A run of rows in one group shares one copy of its name (a binding
     // then reads each name once).
     var lastGroup: (name: String, copy: UnsafePointer<CChar>)?
-    cRows.reserveCapacity(rows.count)
-    indexes.reserveCapacity(rows.count)
     for batched in rows {
-        let row = batched.row
-        let collection = copy(row.collection), key = copy(row.key)
-        let (object, objectSize) = copy(row.object), (metadata, metadataSize) = copy(row.metadata)
-        cRows.append(CViewRow(collection: collection, key: key, object: object, objectSize: objectSize,
-                              metadata: metadata, metadataSize: metadataSize))
+        cRows.append(copies.row(batched.row))
         indexes.append(UInt(batched.index))
-        if groups {
-            if let last = lastGroup, last.name.utf8.elementsEqual(batched.group.utf8) {
-                cGroups.append(last.copy)
-            } else {
-                let copied = copy(batched.group)
-                lastGroup = (batched.group, copied)
-                cGroups.append(copied)
-            }
+        guard groups else { continue }
+        if lastGroup == nil || !lastGroup!.name.utf8.elementsEqual(batched.group.utf8) {
+            lastGroup = (batched.group, copies.copy(batched.group))
         }
+        cGroups.append(lastGroup!.copy)
     }
-    return try cRows.withUnsafeBufferPointer { cRows in
-        try indexes.withUnsafeBufferPointer { indexes in
-            try cGroups.withUnsafeBufferPointer { cGroups in
-                try body(UnsafeRawPointer(cRows.baseAddress!), indexes.baseAddress!, groups ? cGroups.baseAddress : nil)
+    return try withExtendedLifetime(copies) {
+        try cRows.withUnsafeBufferPointer { cRows in
+            try indexes.withUnsafeBufferPointer { indexes in
+                try cGroups.withUnsafeBufferPointer { cGroups in
+                    try body(UnsafeRawPointer(cRows.baseAddress!), indexes.baseAddress!,
+                             groups ? cGroups.baseAddress : nil)
+                }
             }
         }
     }
