@@ -500,7 +500,8 @@ private func withCBatch<T>(_ rows: [BatchedRow], groups: Bool,
 private func callGroupingBatch(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
                                _ rows: [BatchedRow]) throws -> [String?] {
     let callbacks = try slot.current(view)
-    guard let batch = callbacks.groupingBatch, !rows.isEmpty else { return rows.map { _ in nil } }
+    guard let batch = callbacks.groupingBatch else { throw YDBError(.callbackFailed, "view '\(view)': no grouping_batch callback") }
+    if rows.isEmpty { return [] }
     let (answer, status) = withCallbackTxn(transaction) { txn in
         withCBatch(rows, groups: false) { cRows, indexes, _ in
             BatchAnswer.run(count: rows.count) { handle in
@@ -522,7 +523,8 @@ private func callGroupingBatch(_ view: String, _ slot: ViewSlot, _ transaction: 
 private func callSortKeyBatch(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
                               _ rows: [BatchedRow]) throws -> [SortKey] {
     let callbacks = try slot.current(view)
-    guard let batch = callbacks.sortKeyBatch, !rows.isEmpty else { return rows.map { _ in SortKey() } }
+    guard let batch = callbacks.sortKeyBatch else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key_batch callback") }
+    if rows.isEmpty { return [] }
     let (answer, status) = withCallbackTxn(transaction) { txn in
         withCBatch(rows, groups: true) { cRows, indexes, groups in
             BatchAnswer.run(count: rows.count) { handle in
@@ -625,25 +627,24 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     if definition.sortKeyBatch != nil && (definition.sortKey == nil || definition.groupingBatch == nil) {
         throw YDBError(.invalidArgument, "sort_key_batch needs sort_key and grouping_batch set too")
     }
-    let groupingFlavour = try flavour(definition.groupingFlavour, "grouping_flavour")
-    let groupingOptions = try invokeOptions(definition.groupingInvoke, "grouping_invoke")
-    let grouping = definition.groupingBatch == nil
-        ? ViewGrouping(flavour: groupingFlavour, options: groupingOptions) { txn, row in
-            try callGrouping(name, slot, txn, row)
-        }
-        : ViewGrouping(flavour: groupingFlavour, options: groupingOptions, { txn, row in
-            try callGrouping(name, slot, txn, row)
-        }, batch: { txn, rows in try callGroupingBatch(name, slot, txn, rows) })
+    // The batch forms only when the definition has them (`ViewGrouping.Batch`).
+    var groupingBatch: ViewGrouping.Batch?
+    if definition.groupingBatch != nil {
+        groupingBatch = { txn, rows in try callGroupingBatch(name, slot, txn, rows) }
+    }
+    var keyBatch: ViewSorting.KeyBatch?
+    if definition.sortKeyBatch != nil {
+        keyBatch = { txn, rows in try callSortKeyBatch(name, slot, txn, rows) }
+    }
+    let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
+                                options: try invokeOptions(definition.groupingInvoke, "grouping_invoke"),
+                                { txn, row in try callGrouping(name, slot, txn, row) }, batch: groupingBatch)
     let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
     let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
-    let keyFunction: ViewSorting.TransactionKeyFunction = { txn, group, row in
-        try callSortKey(name, slot, txn, group, row)
-    }
     let sorting = definition.sortKey != nil
-        ? definition.sortKeyBatch == nil
-            ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: keyFunction)
-            : ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: keyFunction,
-                          batch: { txn, rows in try callSortKeyBatch(name, slot, txn, rows) })
+        ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
+            try callSortKey(name, slot, txn, group, row)
+        }, batch: keyBatch)
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
         }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { txn, group, row, body in

@@ -129,13 +129,13 @@ public struct ViewGrouping: Sendable {
         }
     }
 
-    /// A grouping reading the transaction, with its batch form (for bindings).
+    /// A grouping reading the transaction, with its batch form if it has
+    /// one (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionBody,
-                 batch: @escaping Batch) {
+                 batch: Batch?) {
         self.init(flavour: flavour, options: options, body)
-        self.batch = { running, rows in
-            try CallbackTransaction.lending(running) { try batch($0, rows) }
-        }
+        guard let batch else { return }
+        self.batch = { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
     }
 }
 
@@ -241,13 +241,13 @@ public struct ViewSorting: Sendable {
         })
     }
 
-    /// The sort-key form reading the transaction, with its batch form (for bindings).
+    /// The sort-key form reading the transaction, with its batch form if it
+    /// has one (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction,
-                 batch: @escaping KeyBatch) {
+                 batch: KeyBatch?) {
         self.init(flavour: flavour, options: options, key: key)
-        keyBatch = { running, rows in
-            try CallbackTransaction.lending(running) { try batch($0, rows) }
-        }
+        guard let batch else { return }
+        keyBatch = { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
     }
 
     /// A comparator reading the transaction running it, with the form a
