@@ -7,6 +7,8 @@ public struct RowChangeKind: OptionSet, Hashable, Sendable {
     public static let objectTouched = RowChangeKind(rawValue: 4)
     public static let metadataTouched = RowChangeKind(rawValue: 8)
     public static let removed = RowChangeKind(rawValue: 16)
+    /// What a set (`setObject`, `setObjects`) changes: object and metadata.
+    static let set: RowChangeKind = [.objectChanged, .metadataChanged]
 }
 
 /// What one read-write commit changed: YapDatabase's "modified notification".

@@ -240,7 +240,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             if inserted {
                 try forEachView { try $0.rowInserted(rowid, row, viewContext) }
             } else {
-                try forEachView { try $0.rowUpdated(rowid, row, [.objectChanged, .metadataChanged], viewContext) }
+                try forEachView { try $0.rowUpdated(rowid, row, .set, viewContext) }
             }
         }
     }
@@ -317,7 +317,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
            let rowid = try table.update(key: key, collection: collection, object: row.object ?? [],
                                         metadata: row.metadata) {
             connection.lastSetInserted = false
-            record([.objectChanged, .metadataChanged], rowKey, rowid)
+            record(.set, rowKey, rowid)
             return (rowid, false)
         }
         if inserted == nil { inserted = try insert() }
@@ -328,7 +328,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         // Kept even if the transaction rolls back: an id is never
         // handed out twice.
         database.largestRowid = rowid
-        record([.objectChanged, .metadataChanged], rowKey, rowid)
+        record(.set, rowKey, rowid)
         return (rowid, true)
     }
 

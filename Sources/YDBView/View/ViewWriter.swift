@@ -157,8 +157,7 @@ final class ViewWriter {
     func prepareBatch(_ rows: [PendingRow], _ context: ViewWriteContext) throws {
         batchAnswers = []
         guard let groupBatch = definition.grouping.batch else { return }
-        let kind: RowChangeKind = [.objectChanged, .metadataChanged]
-        let regroups = definition.grouping.options.isTriggered(by: kind)
+        let regroups = regroupsOnSet
         let allowed = rows.indices.filter { definition.allows(rows[$0].row.collection) }
         // The groups: asked for every new row, and for every existing one
         // whose grouping runs on a set.
@@ -178,7 +177,7 @@ final class ViewWriter {
         // and for every row staying in its group whose sorting runs on a set.
         var keys: [SortKey?] = Array(repeating: nil, count: rows.count)
         if let keyBatch = definition.sorting.keyBatch {
-            let resorts = definition.sorting.options.isTriggered(by: kind)
+            let resorts = resortsOnSet
             let flavour = definition.sorting.flavour
             var keyed: [Int] = []
             var asked: [BatchedRow] = []
@@ -208,7 +207,7 @@ final class ViewWriter {
         if inserted {
             try rowInserted(rowid, row, context)
         } else {
-            try rowUpdated(rowid, row, [.objectChanged, .metadataChanged], context)
+            try rowUpdated(rowid, row, .set, context)
         }
     }
 
@@ -219,11 +218,12 @@ final class ViewWriter {
     /// set of an existing row skips a callback a new row runs (the default
     /// for a key-flavour grouping or sorting). Otherwise every row is asked
     /// either way, and the batch's lookups are saved.
-    var batchAsksWhichRowsExist: Bool {
-        let kind: RowChangeKind = [.objectChanged, .metadataChanged]
-        return !definition.grouping.options.isTriggered(by: kind)
-            || (definition.sorting.keyBatch != nil && !definition.sorting.options.isTriggered(by: kind))
-    }
+    var batchAsksWhichRowsExist: Bool { !regroupsOnSet || (definition.sorting.keyBatch != nil && !resortsOnSet) }
+
+    /// Whether a set of a row already in the view runs the grouping, the
+    /// sorting (its invoke options).
+    private var regroupsOnSet: Bool { definition.grouping.options.isTriggered(by: .set) }
+    private var resortsOnSet: Bool { definition.sorting.options.isTriggered(by: .set) }
 
     /// Forgets what `prepareBatch` asked (its batch is placed).
     func endBatch() { batchAnswers = [] }
