@@ -133,7 +133,7 @@ struct RowReader {
     /// Every row (of `collections`, when given) in rowid order, as a
     /// callback of `flavour` reads it: what a view populates from.
     func scan(_ flavour: ViewFlavour, collections: [String]?, _ body: (Int64, ViewRow) throws -> Void) throws {
-        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+        let columns = Self.scanColumns(flavour)
         for collection in collections ?? [""] {
             let sql = collections == nil
                 ? "SELECT \(columns) FROM ydb_rows ORDER BY rowid"
@@ -143,13 +143,24 @@ struct RowReader {
             if collections != nil { select.bind(1, collection) }
             var lastCollection = ""
             while try select.step() {
-                lastCollection = select.string(1, reusing: lastCollection)
-                let row = ViewRow(collection: lastCollection, key: select.string(2),
-                                  object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
-                                  metadata: flavour.readsMetadata ? select.blob(4) : nil)
-                try body(select.int64(0), row)
+                try body(select.int64(0), Self.scanned(select, flavour, &lastCollection))
             }
         }
+    }
+
+    /// What a scan selects: `scanned` reads it.
+    private static func scanColumns(_ flavour: ViewFlavour) -> String {
+        "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+    }
+
+    /// The row at a scan's statement (rowid, collection, key, object,
+    /// metadata), as a callback of `flavour` reads it. `lastCollection` is
+    /// the row before's collection, reused when the bytes are the same.
+    private static func scanned(_ select: Statement, _ flavour: ViewFlavour, _ lastCollection: inout String) -> ViewRow {
+        lastCollection = select.string(1, reusing: lastCollection)
+        return ViewRow(collection: lastCollection, key: select.string(2),
+                       object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
+                       metadata: flavour.readsMetadata ? select.blob(4) : nil)
     }
 
     /// `scan`, `chunk` rows per statement: after each chunk, with no
@@ -159,7 +170,7 @@ struct RowReader {
     /// them (an asynchronous registration).
     func scan(_ flavour: ViewFlavour, collections: [String]?, chunk: Int, between: (_ more: Bool) throws -> Void,
               _ body: (Int64, ViewRow) throws -> Void) throws {
-        let columns = "rowid, collection, key, \(flavour.readsObject ? "object" : "NULL"), \(flavour.readsMetadata ? "metadata" : "NULL")"
+        let columns = Self.scanColumns(flavour)
         let sql = collections == nil
             ? "SELECT \(columns) FROM ydb_rows WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
             : "SELECT \(columns) FROM ydb_rows WHERE collection = ?3 AND rowid > ?1 ORDER BY rowid LIMIT ?2"
@@ -176,13 +187,9 @@ struct RowReader {
                     if collections != nil { select.bind(3, collection) }
                     var lastCollection = ""
                     while try select.step() {
-                        lastCollection = select.string(1, reusing: lastCollection)
-                        let row = ViewRow(collection: lastCollection, key: select.string(2),
-                                          object: flavour.readsObject ? (select.blob(3) ?? []) : nil,
-                                          metadata: flavour.readsMetadata ? select.blob(4) : nil)
                         last = select.int64(0)
                         read += 1
-                        try body(last, row)
+                        try body(last, Self.scanned(select, flavour, &lastCollection))
                     }
                 }
                 if read == chunk { try between(true) }
