@@ -483,7 +483,7 @@ SIZE_T_CODE = next(code for code in "QLI" if array(code).itemsize == ctypes.size
 def size_array(values: Any) -> array:
     """``values`` as a C ``size_t[]`` (pass ``.buffer_info()[0]``): an
     ``array`` fills in one C loop, where a ctypes array converts each item
-    on its own (150 ns an item against about 10, for a batch of rows)."""
+    on its own (12 ns an item against 140-230, timed over 20k ints)."""
     return array(SIZE_T_CODE, values)
 
 
@@ -491,7 +491,8 @@ def pointer_array(blobs: Sequence[bytes], terminated: bool) -> Tuple[bytes, arra
     """``blobs`` laid end to end in one ``bytes`` (each followed by a NUL
     when ``terminated``: C strings), and the address of each in it, as a C
     pointer array (``size_array``). Keep the ``bytes`` alive while C reads.
-    A ctypes ``c_char_p`` array costs 300 ns an item; this, about 30."""
+    About 250 ns an item, where a ctypes ``c_char_p`` array took 300-680
+    (timed over 20k short keys; most of this is the address arithmetic)."""
     separator = b"\0" if terminated else b""
     joined = separator.join(blobs) + separator
     base = ctypes.cast(joined, c_void_p).value or 0

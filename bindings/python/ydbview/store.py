@@ -639,6 +639,7 @@ class ReadWriteTransaction(ReadTransaction):
             encoded = [key.encode("utf-8", "surrogatepass") for key in keys]
         else:
             encoded = [encode(key, "key") for key in keys]
+        # The joined bytes stay referenced (these locals) until C returned.
         key_bytes, key_addresses = _ffi.pointer_array(encoded, terminated=True)
         object_bytes, object_addresses = _ffi.pointer_array(data, terminated=False)
         sizes = _ffi.size_array(map(len, data))
@@ -650,7 +651,6 @@ class ReadWriteTransaction(ReadTransaction):
             _check(lib.ydb_txn_set_objects(self._handle, encoded_collection, len(encoded),
                                            key_addresses.buffer_info()[0], object_addresses.buffer_info()[0],
                                            sizes.buffer_info()[0], metas_c, meta_sizes))
-        del key_bytes, object_bytes  # what the addresses pointed into, kept until C returned
 
     def replace_object(self, collection: str, key: str, obj: Any) -> None:
         """Replaces the object of an existing row, keeping its metadata."""
