@@ -501,19 +501,8 @@ private func callGroupingBatch(_ view: String, _ slot: ViewSlot, _ transaction: 
                                _ rows: [BatchedRow]) throws -> [String?] {
     let callbacks = try slot.current(view)
     guard let batch = callbacks.groupingBatch else { throw YDBError(.callbackFailed, "view '\(view)': no grouping_batch callback") }
-    if rows.isEmpty { return [] }
-    let (answer, status) = withCallbackTxn(transaction) { txn in
-        withCBatch(rows, groups: false) { cRows, indexes, _ in
-            BatchAnswer.run(count: rows.count) { handle in
-                batch(callbacks.ctx, txn, UInt(rows.count), indexes, cRows, handle)
-            }
-        }
-    }
-    if let failure = answer.failure {
-        throw YDBError(.callbackFailed, "view '\(view)': grouping_batch callback gave an invalid group: \(failure)")
-    }
-    if status != 0 {
-        throw YDBError(.callbackFailed, "view '\(view)': grouping_batch callback failed (returned \(status))")
+    let answer = try callBatch(view, "grouping_batch", "gave an invalid group", transaction, rows, groups: false) {
+        txn, count, indexes, _, cRows, handle in batch(callbacks.ctx, txn, count, indexes, cRows, handle)
     }
     // Never answering leaves every row out, as a grouping that never calls
     // ydb_group_result_set leaves its row out.
@@ -524,23 +513,37 @@ private func callSortKeyBatch(_ view: String, _ slot: ViewSlot, _ transaction: R
                               _ rows: [BatchedRow]) throws -> [SortKey] {
     let callbacks = try slot.current(view)
     guard let batch = callbacks.sortKeyBatch else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key_batch callback") }
-    if rows.isEmpty { return [] }
-    let (answer, status) = withCallbackTxn(transaction) { txn in
-        withCBatch(rows, groups: true) { cRows, indexes, groups in
-            BatchAnswer.run(count: rows.count) { handle in
-                batch(callbacks.ctx, txn, UInt(rows.count), indexes, groups, cRows, handle)
-            }
-        }
-    }
-    if let failure = answer.failure {
-        throw YDBError(.callbackFailed, "view '\(view)': sort_key_batch callback gave an invalid key: \(failure)")
-    }
-    if status != 0 {
-        throw YDBError(.callbackFailed, "view '\(view)': sort_key_batch callback failed (returned \(status))")
+    let answer = try callBatch(view, "sort_key_batch", "gave an invalid key", transaction, rows, groups: true) {
+        txn, count, indexes, groups, cRows, handle in batch(callbacks.ctx, txn, count, indexes, groups, cRows, handle)
     }
     // Never answering gives every row the empty key, as a sort_key
     // callback that appends nothing does.
     return answer.keys ?? rows.map { _ in SortKey() }
+}
+
+/// Calls a batch callback (`call`, given the lent transaction, the row
+/// count, the rows' positions, their groups when `groups`, the rows and
+/// the answer handle) and returns its answer; a failure or a refused answer
+/// throws, naming `name` and what `refused` means.
+private func callBatch(_ view: String, _ name: String, _ refused: String, _ transaction: ReadTransaction,
+                       _ rows: [BatchedRow], groups: Bool,
+                       _ call: (OpaquePointer?, UInt, UnsafePointer<UInt>, UnsafePointer<UnsafePointer<CChar>?>?,
+                                UnsafeRawPointer, OpaquePointer?) -> Int32) throws -> BatchAnswer {
+    if rows.isEmpty { return BatchAnswer(groups: [], keys: []) }
+    let (answer, status) = withCallbackTxn(transaction) { txn in
+        withCBatch(rows, groups: groups) { cRows, indexes, cGroups in
+            BatchAnswer.run(count: rows.count) { handle in
+                call(txn, UInt(rows.count), indexes, cGroups, cRows, handle)
+            }
+        }
+    }
+    if let failure = answer.failure {
+        throw YDBError(.callbackFailed, "view '\(view)': \(name) callback \(refused): \(failure)")
+    }
+    if status != 0 {
+        throw YDBError(.callbackFailed, "view '\(view)': \(name) callback failed (returned \(status))")
+    }
+    return answer
 }
 
 @_cdecl("ydb_group_batch_set")
