@@ -25,8 +25,7 @@ struct SortKeyCall {
     /// outer one, if a callback runs inside another, is put back after);
     /// returns the key built, the first refused append (if any) and
     /// body's status.
-    static func run(_ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
-        let thread = currentLastError(create: true)!
+    static func run(on thread: LastError, _ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
         let outer = thread.sortKeyCall
         thread.sortKeyCall = SortKeyCall(token: thread.nextCallToken(sortKeyTag))
         let status = body(OpaquePointer(bitPattern: thread.sortKeyCall.token))

@@ -121,8 +121,7 @@ struct GroupResult {
 
     /// Runs `body` with a fresh result as the thread's current one (the
     /// outer one put back after); returns the result and body's status.
-    static func run(_ body: (OpaquePointer?) -> Int32) -> (GroupResult, Int32) {
-        let thread = currentLastError(create: true)!
+    static func run(on thread: LastError, _ body: (OpaquePointer?) -> Int32) -> (GroupResult, Int32) {
         let outer = thread.groupResult
         thread.groupResult = GroupResult(token: thread.nextCallToken(groupResultTag))
         let status = body(OpaquePointer(bitPattern: thread.groupResult.token))
@@ -354,8 +353,34 @@ private func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadT
                           _ row: ViewRow) throws -> String? {
     let callbacks = try slot.current(view)
     guard let grouping = callbacks.grouping else { return nil }
-    let (result, status) = withCallbackTxn(transaction) { txn in
-        GroupResult.run { handle in withCViewRow(row) { cRow in grouping(callbacks.ctx, txn, cRow, handle) } }
+    return try lendingCallbackTxns { thread in
+        try groupRow(view, callbacks.ctx, grouping, lendCallbackTxn(transaction, on: thread), row, on: thread)
+    }
+}
+
+/// A population's rows grouped by the one-row callback, a chunk at a time
+/// (`ViewGrouping.populationBatch`): the callbacks and the thread's state
+/// are looked up once a chunk, where `callGrouping` looks them up once a
+/// row (with the engine's lending, about a quarter of a population's
+/// instructions went to entering its two callbacks). Each call still gets a
+/// `ydb_txn *` of its own.
+private func groupEach(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
+                       _ rows: [BatchedRow]) throws -> [String?] {
+    let callbacks = try slot.current(view)
+    guard let grouping = callbacks.grouping else { return rows.map { _ in nil } }
+    return try lendingCallbackTxns { thread in
+        try rows.map { batched in
+            try groupRow(view, callbacks.ctx, grouping, lendCallbackTxn(transaction, on: thread), batched.row,
+                         on: thread)
+        }
+    }
+}
+
+/// One call of a grouping callback, the transaction lent as `txn`.
+private func groupRow(_ view: String, _ ctx: UnsafeMutableRawPointer?, _ grouping: CGroupingCallback,
+                      _ txn: OpaquePointer?, _ row: ViewRow, on thread: LastError) throws -> String? {
+    let (result, status) = GroupResult.run(on: thread) { handle in
+        withCViewRow(row) { cRow in grouping(ctx, txn, cRow, handle) }
     }
     if let failure = result.failure {
         throw YDBError(.callbackFailed, "view '\(view)': grouping callback gave an invalid group: \(failure)")
@@ -407,11 +432,30 @@ private func callSortKey(_ view: String, _ slot: ViewSlot, _ transaction: ReadTr
                          _ row: ViewRow) throws -> SortKey {
     let callbacks = try slot.current(view)
     guard let sortKey = callbacks.sortKey else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key callback") }
-    let (key, failure, status) = withCallbackTxn(transaction) { txn in
-        SortKeyCall.run { handle in
-            group.withCString { groupName in
-                withCViewRow(row) { cRow in sortKey(callbacks.ctx, txn, groupName, cRow, handle) }
-            }
+    return try lendingCallbackTxns { thread in
+        try keyOfRow(view, callbacks.ctx, sortKey, lendCallbackTxn(transaction, on: thread), group, row, on: thread)
+    }
+}
+
+/// `groupEach` for the sort_key callback (`ViewSorting.populationKeyBatch`).
+private func keyEach(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
+                     _ rows: [BatchedRow]) throws -> [SortKey] {
+    let callbacks = try slot.current(view)
+    guard let sortKey = callbacks.sortKey else { throw YDBError(.callbackFailed, "view '\(view)': no sort_key callback") }
+    return try lendingCallbackTxns { thread in
+        try rows.map { batched in
+            try keyOfRow(view, callbacks.ctx, sortKey, lendCallbackTxn(transaction, on: thread), batched.group,
+                         batched.row, on: thread)
+        }
+    }
+}
+
+/// One call of a sort_key callback, the transaction lent as `txn`.
+private func keyOfRow(_ view: String, _ ctx: UnsafeMutableRawPointer?, _ sortKey: CSortKeyCallback,
+                      _ txn: OpaquePointer?, _ group: String, _ row: ViewRow, on thread: LastError) throws -> SortKey {
+    let (key, failure, status) = SortKeyCall.run(on: thread) { handle in
+        group.withCString { groupName in
+            withCViewRow(row) { cRow in sortKey(ctx, txn, groupName, cRow, handle) }
         }
     }
     if let failure {
@@ -631,6 +675,8 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
         throw YDBError(.invalidArgument, "sort_key_batch needs sort_key and grouping_batch set too")
     }
     // The batch forms only when the definition has them (`ViewGrouping.Batch`).
+    // A population calls the one-row forms (the header says so: a batch
+    // callback may read its own arrays by index), a chunk at a time.
     var groupingBatch: ViewGrouping.Batch?
     if definition.groupingBatch != nil {
         groupingBatch = { txn, rows in try callGroupingBatch(name, slot, txn, rows) }
@@ -641,13 +687,14 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     }
     let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
                                 options: try invokeOptions(definition.groupingInvoke, "grouping_invoke"),
-                                { txn, row in try callGrouping(name, slot, txn, row) }, batch: groupingBatch)
+                                { txn, row in try callGrouping(name, slot, txn, row) }, batch: groupingBatch,
+                                population: { txn, rows in try groupEach(name, slot, txn, rows) })
     let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
     let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
     let sorting = definition.sortKey != nil
         ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
             try callSortKey(name, slot, txn, group, row)
-        }, batch: keyBatch)
+        }, batch: keyBatch, population: { txn, rows in try keyEach(name, slot, txn, rows) })
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
         }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { txn, group, row, body in

@@ -15,6 +15,8 @@ enum Tuning {
     /// How long commits must pause before the rows a persistent view left
     /// waiting are stored off the commit path (`Checkpointer`).
     static let viewRowsIdleMilliseconds = 20
+    /// Rows a population groups (and keys) at a time (`ViewWriter.scanGrouped`).
+    static let populationBatchSize = 7
     static let checksInvariants = true
     #else
     static let treeCapacity = 64
@@ -28,6 +30,9 @@ enum Tuning {
     /// a second of a commit, and a program committing in a loop stores its
     /// views a batch at a time, as before.
     static let viewRowsIdleMilliseconds = 1000
+    /// A C callback's setup is made once for them (the callbacks, the
+    /// thread's state, the lent transaction).
+    static let populationBatchSize = 256
     static let checksInvariants = false
     #endif
 }

@@ -112,6 +112,14 @@ public struct ViewGrouping: Sendable {
     package typealias Batch = @Sendable (_ transaction: ReadTransaction, _ rows: [BatchedRow]) throws -> [String?]
     package private(set) var batch: Batch?
 
+    /// How a population groups the rows it scans, a chunk at a time (each
+    /// row's index is its position in the chunk): for bindings whose
+    /// one-row callback costs more to enter than to run (C), the callback
+    /// looped by the binding, with what every call needs (the callbacks,
+    /// the thread's state, the lent transaction) looked up once a chunk.
+    /// It must give what `run` gives, row by row. Nil: `run`, row by row.
+    package private(set) var populationBatch: Batch?
+
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Body) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
@@ -130,18 +138,26 @@ public struct ViewGrouping: Sendable {
     }
 
     /// A grouping reading the transaction, with its batch form if it has
-    /// one (for bindings).
+    /// one and the form a population groups through (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionBody,
-                 batch: Batch?) {
+                 batch: Batch?, population: Batch? = nil) {
         self.init(flavour: flavour, options: options, body)
-        guard let batch else { return }
-        self.batch = { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
+        self.batch = batch.map(lendingBatch)
+        populationBatch = population.map(lendingBatch)
     }
+
 }
 
-/// One row of a `setObjects` batch handed to a batch callback: its
-/// position in the batch, the group it is being placed in (sort keys
-/// only; empty for a grouping) and the row.
+/// A batch form given a read-only handle of the running transaction, lent
+/// once a call.
+private func lendingBatch<Answer>(_ batch: @escaping @Sendable (ReadTransaction, [BatchedRow]) throws -> [Answer])
+    -> @Sendable (ReadTransaction, [BatchedRow]) throws -> [Answer] {
+    { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
+}
+
+/// One row of a `setObjects` batch (or of a population's chunk) handed to
+/// a batch callback: its position in the batch, the group it is being
+/// placed in (sort keys only; empty for a grouping) and the row.
 package struct BatchedRow: Sendable {
     package let index: Int
     package let group: String
@@ -217,6 +233,9 @@ public struct ViewSorting: Sendable {
     /// `setObjects` batch's rows that need one, one key per row, in order.
     package typealias KeyBatch = @Sendable (_ transaction: ReadTransaction, _ rows: [BatchedRow]) throws -> [SortKey]
     package private(set) var keyBatch: KeyBatch?
+    /// The keys of a population's rows, a chunk at a time (see
+    /// `ViewGrouping.populationBatch`). Nil: the key function, row by row.
+    package private(set) var populationKeyBatch: KeyBatch?
 
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping Comparator) {
         self.init(flavour, options, reads: false, .comparator { _, group, a, b in try body(group, a, b) })
@@ -242,13 +261,14 @@ public struct ViewSorting: Sendable {
     }
 
     /// The sort-key form reading the transaction, with its batch form if it
-    /// has one (for bindings).
+    /// has one and the form a population asks keys through (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction,
-                 batch: KeyBatch?) {
+                 batch: KeyBatch?, population: KeyBatch? = nil) {
         self.init(flavour: flavour, options: options, key: key)
-        guard let batch else { return }
-        keyBatch = { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
+        keyBatch = batch.map(lendingBatch)
+        populationKeyBatch = population.map(lendingBatch)
     }
+
 
     /// A comparator reading the transaction running it, with the form a
     /// population sorts through (for bindings).
@@ -274,6 +294,7 @@ public struct ViewSorting: Sendable {
         prepare = nil
         fixed = nil
         keyBatch = nil
+        populationKeyBatch = nil
     }
 
     /// Whether this is the sort-key form.

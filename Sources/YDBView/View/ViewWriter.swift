@@ -449,13 +449,11 @@ final class ViewWriter {
                 var rows: [KeyedRow] = []
             }
             var grouped = ScanGroups { KeyedGroup() }
-            try scanRows(flavour, context) { rowid, row in
+            try scanGrouped(flavour, context, keys: keyFunction) { rowid, row in
                 scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
                 rowsScanned += 1
-                guard let group = try runGrouping(row, context) else { return }
-                let narrowed = row.narrowed(to: sortingFlavour)
-                let key = try Self.callback(viewName, "sorting") { try keyFunction(context.transaction, group, narrowed) }
-                grouped[group].rows.append(KeyedRow(key: key, rowid: rowid))
+            } into: { rowid, _, group, key in
+                grouped[group].rows.append(KeyedRow(key: key!, rowid: rowid))
             }
             var done = rowsScanned
             let groups = try grouped.inNameOrder.map { name, keyed -> (Name, SortedRows) in
@@ -479,17 +477,16 @@ final class ViewWriter {
             }
             let prepare = definition.sorting.prepare
             var grouped = ScanGroups { ScannedGroup(prepare?()) }
-            try scanRows(flavour, context) { rowid, row in
+            try scanGrouped(flavour, context, keys: nil) { rowid, row in
                 scannedKeys.appendScanned(rowid, RowKey(collection: row.collection, key: row.key))
                 rowsScanned += 1
-                if let group = try runGrouping(row, context) {
-                    let scanned = grouped[group]
-                    scanned.rowids.append(rowid)
-                    if let prepared = scanned.prepared {
-                        prepared.append(row.narrowed(to: sortingFlavour))
-                    } else {
-                        scanned.rows.append(row.narrowed(to: sortingFlavour))
-                    }
+            } into: { rowid, row, group, _ in
+                let scanned = grouped[group]
+                scanned.rowids.append(rowid)
+                if let prepared = scanned.prepared {
+                    prepared.append(row.narrowed(to: sortingFlavour))
+                } else {
+                    scanned.rows.append(row.narrowed(to: sortingFlavour))
                 }
             }
             // Progress (an asynchronous registration): pass by pass, and a
@@ -696,8 +693,85 @@ final class ViewWriter {
     private var unplaced: [Int64: String?] = [:]
     var unplacedCount: Int { unplaced.count }
 
+    /// Scans the rows a population reads (`scanned` sees each), asks their
+    /// groups and, with `keys`, their sort keys, `Tuning.populationBatchSize`
+    /// rows at a time (through the binding's population forms when it has
+    /// them: `ViewGrouping.populationBatch`), and hands each
+    /// row that has a group to `body` with its group and key, in scan
+    /// order. A background population's batch never spans two of its read
+    /// transactions.
+    private func scanGrouped(_ flavour: ViewFlavour, _ context: ViewWriteContext,
+                             keys keyFunction: (@Sendable (ReadTransaction, String, ViewRow) throws -> SortKey)?,
+                             _ scanned: (Int64, ViewRow) -> Void,
+                             into body: (Int64, ViewRow, String, SortKey?) throws -> Void) throws {
+        var rowids: [Int64] = [], rows: [ViewRow] = []
+        rowids.reserveCapacity(Tuning.populationBatchSize)
+        rows.reserveCapacity(Tuning.populationBatchSize)
+        func flush() throws {
+            guard !rows.isEmpty else { return }
+            let groups = try populationGroups(of: rows, context)
+            let keys = try keyFunction.map { try populationKeys(of: rows, in: groups, $0, context) }
+            var keyed = 0
+            for position in rows.indices {
+                guard let group = groups[position] else { continue }
+                try body(rowids[position], rows[position], group, keys?[keyed])
+                keyed += 1
+            }
+            rowids.removeAll(keepingCapacity: true)
+            rows.removeAll(keepingCapacity: true)
+        }
+        try scanRows(flavour, context, beforePause: flush) { rowid, row in
+            scanned(rowid, row)
+            rowids.append(rowid)
+            rows.append(row)
+            if rows.count == Tuning.populationBatchSize { try flush() }
+        }
+        try flush()
+    }
+
+    /// The groups of a population's `rows` (nil: left out), checked.
+    private func populationGroups(of rows: [ViewRow], _ context: ViewWriteContext) throws -> [String?] {
+        guard let batch = definition.grouping.populationBatch else {
+            return try rows.map { try runGrouping($0, context) }
+        }
+        let flavour = definition.grouping.flavour
+        var asked: [BatchedRow] = []
+        asked.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            asked.append(BatchedRow(index: position, group: "", row: row.narrowed(to: flavour)))
+        }
+        let groups = try Self.callback(instance.name, "grouping") { try batch(context.transaction, asked) }
+        try Self.checkCount(groups.count, asked.count, instance.name, "grouping")
+        for case let group? in groups { try validateName(group, "group name") }
+        return groups
+    }
+
+    /// The sort keys of those of `rows` that have a group, in order.
+    private func populationKeys(of rows: [ViewRow], in groups: [String?],
+                                _ keyFunction: @Sendable (ReadTransaction, String, ViewRow) throws -> SortKey,
+                                _ context: ViewWriteContext) throws -> [SortKey] {
+        let flavour = definition.sorting.flavour
+        var asked: [BatchedRow] = []
+        asked.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            guard let group = groups[position] else { continue }
+            asked.append(BatchedRow(index: position, group: group, row: row.narrowed(to: flavour)))
+        }
+        guard let batch = definition.sorting.populationKeyBatch else {
+            return try asked.map { batched in
+                try Self.callback(instance.name, "sorting") { try keyFunction(context.transaction, batched.group, batched.row) }
+            }
+        }
+        if asked.isEmpty { return [] }
+        let keys = try Self.callback(instance.name, "sorting") { try batch(context.transaction, asked) }
+        try Self.checkCount(keys.count, asked.count, instance.name, "sorting")
+        return keys
+    }
+
     /// Every allowed row, as a callback of `flavour` reads it.
-    private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext,
+    /// `beforePause` runs before a background population's scan pauses
+    /// (`populationPause`), while the read transaction it scans is open.
+    private func scanRows(_ flavour: ViewFlavour, _ context: ViewWriteContext, beforePause: () throws -> Void,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
         let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
         guard let tick = populationTick, let pause = populationPause else {
@@ -705,8 +779,10 @@ final class ViewWriter {
             return
         }
         var scanned = 0
-        try context.rows.scan(flavour, collections: collections, chunk: Self.populationChunk, between: pause) {
-            rowid, row in
+        try context.rows.scan(flavour, collections: collections, chunk: Self.populationChunk, between: { more in
+            try beforePause()
+            try pause(more)
+        }) { rowid, row in
             try body(rowid, row)
             scanned += 1
             if scanned & 1023 == 0 { try tick(scanned) }
