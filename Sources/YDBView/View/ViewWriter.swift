@@ -970,7 +970,8 @@ final class ViewWriter {
         let before = unstoredBefore
         let count = before.count + unsaved.count
         if !unstored.tableIsComplete || count >= Tuning.viewRowsWrittenAtOnce || count == 0 {
-            try ViewStorage.write(before.merging(unsaved) { $1 }, id: id, handle)
+            // Merged only when earlier commits left rows: a copy of every row otherwise.
+            try ViewStorage.write(before.isEmpty ? unsaved : before.merging(unsaved) { $1 }, id: id, handle)
             // An incomplete table stays not fresh (the registration marks
             // it fresh when it has stored every row).
             if unstored.markedStale && unstored.tableIsComplete { try ViewStorage.setFresh(true, id: id, handle) }
