@@ -44,6 +44,9 @@ package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
         package var splits = 0, merges = 0, relabels = 0
         /// A view's row index renumbered its group ids (`ViewState`).
         package var groupRenumbers = 0
+        /// A batch's new rows for an empty group were placed together
+        /// (`ViewWriter.placeHeldRows`).
+        package var heldGroupPlacements = 0
     }
     private let lock = Mutex()
     private var counts = Counts()

@@ -91,18 +91,35 @@ public struct ViewLogEntries: RandomAccessCollection, Equatable, Sendable, Expre
     public var endIndex: Int { singles.count + runEntries }
 
     public subscript(position: Int) -> ViewLogEntry {
+        switch locate(position) {
+        case .single(let index): return singles[index]
+        case .inRun(let run, let offset):
+            return .insert(rowid: runs[run].rowids[offset], group: runs[run].group, index: offset)
+        }
+    }
+
+    /// Where the entry at `position` is kept: a single, or a run's insert.
+    private enum Location { case single(Int), inRun(Int, offset: Int) }
+
+    private func locate(_ position: Int) -> Location {
         precondition(position >= 0 && position < endIndex, "view log position \(position) out of range")
-        if runs.isEmpty { return singles[position] }
+        if runs.isEmpty { return .single(position) }
         // The last run starting at or before `position`.
         var low = 0, high = runs.count
         while low < high {
             let mid = (low + high) / 2
             if runs[mid].start <= position { low = mid + 1 } else { high = mid }
         }
-        guard low > 0 else { return singles[position] }
+        guard low > 0 else { return .single(position) }
         let run = runs[low - 1], offset = position - run.start
-        if offset < run.rowids.count { return .insert(rowid: run.rowids[offset], group: run.group, index: offset) }
-        return singles[run.singlesBefore + offset - run.rowids.count]
+        if offset < run.rowids.count { return .inRun(low - 1, offset: offset) }
+        return .single(run.singlesBefore + offset - run.rowids.count)
+    }
+
+    /// Replaces the entry at `position`, one `append` logged (not a run's).
+    mutating func replace(at position: Int, with entry: ViewLogEntry) {
+        guard case .single(let index) = locate(position) else { preconditionFailure("a run's entry is not replaced") }
+        singles[index] = entry
     }
 
     public static func == (lhs: ViewLogEntries, rhs: ViewLogEntries) -> Bool { lhs.elementsEqual(rhs) }

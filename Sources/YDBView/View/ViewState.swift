@@ -124,6 +124,16 @@ struct ViewState: ViewContents {
         }
     }
 
+    /// Fills `group`, which has no rows yet, with `tree` at once (rows
+    /// the view does not hold yet); `places` are the same rows' labels, in
+    /// increasing rowid order (the row index then grows at its end).
+    mutating func insertGroup(_ group: String, _ tree: GroupTree, places rows: [(rowid: Int64, label: Int64)]) {
+        precondition(self.group(group) == nil, "group \(group) is not empty")
+        groups.insert(GroupName(value: group), tree)
+        let id = groupIDs.id(for: group)
+        for row in rows { places.insert(row.rowid, StoredPlace(groupID: id, label: row.label)) }
+    }
+
     /// The sort key of the row at `label` of `group` (nil for a comparator
     /// view or an unknown row).
     func sortKey(inGroup group: String, label: Int64) -> SortKey? {

@@ -44,6 +44,23 @@ final class ViewWriter {
     private var answered = Answered()
     /// `prepareBatch`'s answers, one per row of the batch.
     private var batchAnswers: [Answered] = []
+    /// New rows of the batch bound for a group that has no rows yet, in
+    /// batch order, by group (in the order the groups were met): placed
+    /// together when the batch ends (`placeHeldRows`). Only while
+    /// `holdsNewRows`. Each one's insert is logged when it comes, as a
+    /// loop logs it; its index there is filled in when it is placed.
+    private var heldRows: [Name: [HeldRow]] = [:]
+    private var heldGroups: [String] = []
+    private struct HeldRow {
+        let rowid: Int64
+        let key: SortKey
+        /// Its insert's position in `entries`.
+        let entry: Int
+    }
+    /// Set by the batch's transaction when no callback can run while the
+    /// batch's rows are placed (`placesBatchWithoutCallbacks`, for every
+    /// view): nothing then reads a group before the batch ends.
+    var holdsNewRows = false
     private struct Answered {
         /// nil: not answered (the grouping runs); `.some(nil)`: no group.
         var group: String??
@@ -204,6 +221,21 @@ final class ViewWriter {
                 _ context: ViewWriteContext) throws {
         if position < batchAnswers.count { answered = batchAnswers[position] }
         defer { answered = Answered() }
+        if holdsNewRows, inserted, definition.allows(row.collection),
+           case .some(.some(let group)) = answered.group, let key = answered.sortKey, state.group(group) == nil {
+            let name = Name(group)
+            if heldRows[name] == nil {
+                heldGroups.append(group)
+                logCreatedIfNew(group)
+            }
+            keys[rowid] = RowKey(collection: row.collection, key: row.key)
+            entries.append(.insert(rowid: rowid, group: group, index: 0))
+            heldRows[name, default: []].append(HeldRow(rowid: rowid, key: key, entry: entries.count - 1))
+            return
+        }
+        // An update may move a row into a group whose new rows are held:
+        // they go in first, as they came first.
+        if !inserted { try placeHeldRows(context) }
         if inserted {
             try rowInserted(rowid, row, context)
         } else {
@@ -213,6 +245,69 @@ final class ViewWriter {
 
     /// Whether `prepareBatch` asks anything of this view.
     var hasBatchCallbacks: Bool { definition.grouping.batch != nil }
+
+    /// Whether placing a batch's rows in this view calls back no user code:
+    /// its batch forms answered every group and key (the sort-key form
+    /// with both batch callbacks), or the collection is not the view's.
+    func placesBatchWithoutCallbacks(inCollection collection: String) -> Bool {
+        !definition.allows(collection) || (definition.grouping.batch != nil && definition.sorting.keyBatch != nil)
+    }
+
+    /// The batch's rows are all set: the held ones are placed.
+    func finishBatch(_ context: ViewWriteContext) throws {
+        try placeHeldRows(context)
+    }
+
+    /// Places the held new rows of each group (which had no rows): sorted
+    /// by key once (ties in batch order, where a loop of upper-bound
+    /// inserts puts them) and built as a population builds a group, with
+    /// evenly spread labels, instead of searched for and inserted one at a
+    /// time. The log already holds what a loop of one-row inserts logs,
+    /// in the same order; each insert now gets the index its row had when
+    /// it came (how many earlier rows of the batch sort before it), so
+    /// changesets, flexible ranges and dependencies see the same history.
+    private func placeHeldRows(_ context: ViewWriteContext) throws {
+        guard !heldGroups.isEmpty else { return }
+        let groups = heldGroups
+        heldGroups = []
+        for group in groups {
+            guard let rows = heldRows.removeValue(forKey: Name(group)) else { continue }
+            placeAll(rows, inEmpty: group)
+        }
+        heldRows = [:]
+        if Tuning.checksInvariants { checkInvariants() }
+    }
+
+    private func placeAll(_ rows: [HeldRow], inEmpty group: String) {
+        RarePaths.shared.count(\.heldGroupPlacements)
+        let count = rows.count
+        // Sorted with each row's batch position where its rowid goes.
+        var order = rows.indices.map { KeyedRow(key: rows[$0].key, rowid: Int64($0)) }
+        KeyOrder.sort(&order)
+        let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(count + 2))
+        func label(_ position: Int) -> Int64 { OrderLabels.lowest + step * Int64(position + 1) }
+        var finalPosition = [Int](repeating: 0, count: count)
+        for (position, entry) in order.enumerated() { finalPosition[Int(entry.rowid)] = position }
+        let tree = GroupTree(sortedKeyed: order.indices.lazy.map { position in
+            (label(position), KeyedRow(key: order[position].key, rowid: rows[Int(order[position].rowid)].rowid))
+        })
+        order = []
+        state.insertGroup(group, tree, places: rows.indices.map { (rows[$0].rowid, label(finalPosition[$0])) })
+        // Rows placed before each one, counted in a Fenwick tree over the
+        // final positions: its index when a loop would have inserted it.
+        var placed = [Int32](repeating: 0, count: count + 1)
+        for (batchPosition, row) in rows.enumerated() {
+            let position = finalPosition[batchPosition]
+            var index = 0, slot = position
+            while slot > 0 { index += Int(placed[slot]); slot &= slot - 1 }
+            slot = position + 1
+            while slot <= count { placed[slot] += 1; slot += slot & -slot }
+            if instance.storageID != nil {
+                unsaved[row.rowid] = .put(group: group, label: label(position), sortKey: row.key)
+            }
+            entries.replace(at: row.entry, with: .insert(rowid: row.rowid, group: group, index: index))
+        }
+    }
 
     /// Whether `prepareBatch` needs to know which rows exist: only when a
     /// set of an existing row skips a callback a new row runs (the default
@@ -225,8 +320,14 @@ final class ViewWriter {
     private var regroupsOnSet: Bool { definition.grouping.options.isTriggered(by: .set) }
     private var resortsOnSet: Bool { definition.sorting.options.isTriggered(by: .set) }
 
-    /// Forgets what `prepareBatch` asked (its batch is placed).
-    func endBatch() { batchAnswers = [] }
+    /// Forgets what `prepareBatch` asked (its batch is placed, or failed:
+    /// rows still held then go with the transaction).
+    func endBatch() {
+        batchAnswers = []
+        heldRows = [:]
+        heldGroups = []
+        holdsNewRows = false
+    }
 
     /// One row of a `setObjects` batch before it is stored: its position
     /// in the batch, its rowid when it exists already (always nil when no
