@@ -235,7 +235,7 @@ final class ViewWriter {
         }
         // An update may move a row into a group whose new rows are held:
         // they go in first, as they came first.
-        if !inserted { try placeHeldRows(context) }
+        if !inserted { placeHeldRows() }
         if inserted {
             try rowInserted(rowid, row, context)
         } else {
@@ -254,9 +254,7 @@ final class ViewWriter {
     }
 
     /// The batch's rows are all set: the held ones are placed.
-    func finishBatch(_ context: ViewWriteContext) throws {
-        try placeHeldRows(context)
-    }
+    func finishBatch() { placeHeldRows() }
 
     /// Places the held new rows of each group (which had no rows): sorted
     /// by key once (ties in batch order, where a loop of upper-bound
@@ -266,14 +264,10 @@ final class ViewWriter {
     /// in the same order; each insert now gets the index its row had when
     /// it came (how many earlier rows of the batch sort before it), so
     /// changesets, flexible ranges and dependencies see the same history.
-    private func placeHeldRows(_ context: ViewWriteContext) throws {
+    private func placeHeldRows() {
         guard !heldGroups.isEmpty else { return }
-        let groups = heldGroups
+        for group in heldGroups { placeAll(heldRows[Name(group)]!, inEmpty: group) }
         heldGroups = []
-        for group in groups {
-            guard let rows = heldRows.removeValue(forKey: Name(group)) else { continue }
-            placeAll(rows, inEmpty: group)
-        }
         heldRows = [:]
         if Tuning.checksInvariants { checkInvariants() }
     }
