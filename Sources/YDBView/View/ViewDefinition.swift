@@ -145,7 +145,6 @@ public struct ViewGrouping: Sendable {
         self.batch = batch.map(lendingBatch)
         populationBatch = population.map(lendingBatch)
     }
-
 }
 
 /// A batch form given a read-only handle of the running transaction, lent
@@ -268,7 +267,6 @@ public struct ViewSorting: Sendable {
         keyBatch = batch.map(lendingBatch)
         populationKeyBatch = population.map(lendingBatch)
     }
-
 
     /// A comparator reading the transaction running it, with the form a
     /// population sorts through (for bindings).
