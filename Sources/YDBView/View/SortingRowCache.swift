@@ -4,14 +4,26 @@
 /// commit (the middle of the group, then its quarters…). Without the cache
 /// each comparison read its row back from SQLite.
 ///
-/// Bounded to `capacity` rows (then emptied and refilled: the rows every
-/// search visits come back first). A row's entry goes when the row changes
-/// or leaves the view, and every entry goes when a transaction rolls back
-/// (the cache may hold rows as that transaction changed them).
-/// Used only by the transaction that holds the write gate: one at a time.
+/// Bounded by the bytes its rows hold, `budget` (then emptied and
+/// refilled: the rows every search visits come back first), not by their
+/// number: 16,384 rows of a view of large objects could have held
+/// gigabytes. Small rows (about 130 bytes with their overhead) fill it at
+/// about 16,000. A row larger than the budget is not kept. A row's entry
+/// goes when the row changes or leaves the view, and every entry goes when
+/// a transaction rolls back (the cache may hold rows as that transaction
+/// changed them). Used only by the transaction that holds the write gate:
+/// one at a time.
 final class SortingRowCache: @unchecked Sendable {
-    static let capacity = 16_384
+    static let budget = 2 << 20
     private var rows: [Int64: Entry] = [:]
+    /// What the kept rows cost, by `cost(of:)`.
+    private(set) var bytes = 0
+
+    /// A kept row's bytes: its object, metadata and key, and about 112
+    /// bytes of entry, row and dictionary slot around them.
+    static func cost(of row: ViewRow) -> Int {
+        112 + row.key.utf8.count + (row.object?.count ?? 0) + (row.metadata?.count ?? 0)
+    }
 
     /// A cached row, boxed: handing it out costs one retain, where a copy of
     /// the row retained its four fields, the optional arrays through generic
@@ -24,14 +36,25 @@ final class SortingRowCache: @unchecked Sendable {
 
     func entry(_ rowid: Int64) -> Entry? { rows[rowid] }
 
+    /// Keeps `row`, which the cache does not hold (`entry` found none).
     func store(_ row: ViewRow, for rowid: Int64) -> Entry {
-        if rows.count >= Self.capacity { rows.removeAll(keepingCapacity: true) }
         let entry = Entry(row)
+        let cost = Self.cost(of: row)
+        guard cost <= Self.budget else { return entry }
+        if bytes + cost > Self.budget { removeAll(keepingCapacity: true) }
         rows[rowid] = entry
+        bytes += cost
         return entry
     }
 
-    func forget(_ rowid: Int64) { rows.removeValue(forKey: rowid) }
+    func forget(_ rowid: Int64) {
+        if let removed = rows.removeValue(forKey: rowid) { bytes -= Self.cost(of: removed.row) }
+    }
 
-    func removeAll() { rows.removeAll() }
+    func removeAll(keepingCapacity: Bool = false) {
+        rows.removeAll(keepingCapacity: keepingCapacity)
+        bytes = 0
+    }
+
+    var count: Int { rows.count }
 }
