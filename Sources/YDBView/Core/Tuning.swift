@@ -44,9 +44,12 @@ package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
         package var splits = 0, merges = 0, relabels = 0
         /// A view's row index renumbered its group ids (`ViewState`).
         package var groupRenumbers = 0
-        /// A batch's new rows for an empty group were placed together
-        /// (`ViewWriter.placeHeldRows`).
-        package var heldGroupPlacements = 0
+        /// A batch's new rows for a group were merged into it at once
+        /// (`ViewWriter.placeHeldRows`): all of them, and those into a
+        /// group that had rows.
+        package var heldGroupPlacements = 0, heldMergesIntoRows = 0
+        /// A batch's held rows for a group were placed one by one.
+        package var heldRowsPlacedSingly = 0
     }
     private let lock = Mutex()
     private var counts = Counts()

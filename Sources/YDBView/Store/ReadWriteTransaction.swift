@@ -301,7 +301,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                 let (rowid, inserted) = try store(row)
                 try forEachView { try $0.rowSet(at: position, rowid, row, inserted: inserted, viewContext) }
             }
-            for writer in batching { writer.finishBatch() }
+            for writer in batching { try writer.finishBatch(viewContext) }
         }
     }
 

@@ -124,12 +124,12 @@ struct ViewState: ViewContents {
         }
     }
 
-    /// Fills `group`, which has no rows yet, with `tree` at once (rows
-    /// the view does not hold yet); `places` are the same rows' labels, in
-    /// increasing rowid order (the row index then grows at its end).
-    mutating func insertGroup(_ group: String, _ tree: GroupTree, places rows: [(rowid: Int64, label: Int64)]) {
-        precondition(self.group(group) == nil, "group \(group) is not empty")
-        groups.insert(GroupName(value: group), tree)
+    /// Makes `tree` the rows of `group`: the rows it already held, with
+    /// their labels, and `rows`, rows the view did not hold, with theirs
+    /// (in increasing rowid order: the row index then grows at its end).
+    mutating func replaceGroup(_ group: String, _ tree: GroupTree, adding rows: [(rowid: Int64, label: Int64)]) {
+        let name = GroupName(value: group)
+        if groups.modifyValue(for: name, { $0 = tree }) == nil { groups.insert(name, tree) }
         let id = groupIDs.id(for: group)
         for row in rows { places.insert(row.rowid, StoredPlace(groupID: id, label: row.label)) }
     }
@@ -244,6 +244,19 @@ enum OrderLabels {
     static let highest: Int64 = 1 << 61
     /// Gap left after the last row by appends (and before the first by prepends).
     static let step: Int64 = Tuning.labelStep
+
+    /// Labels for `count` rows in order strictly between `left` and
+    /// `right` (nil: the end of the label space), evenly spread, or `step`
+    /// apart toward an open end, as appends leave them; nil when there is
+    /// no room.
+    static func spread(_ count: Int, between left: Int64?, and right: Int64?) -> [Int64]? {
+        let low = left ?? lowest, high = right ?? highest
+        var gap = (high - low) / Int64(count + 1)
+        if left == nil || right == nil { gap = min(gap, step) }
+        guard gap >= 1 else { return nil }
+        if left == nil, let right { return (0..<count).map { right - gap * Int64(count - $0) } }
+        return (0..<count).map { low + gap * Int64($0 + 1) }
+    }
 
     /// A label strictly between `left` and `right` (nil bounds: the ends of
     /// the label space), or nil when there is no room.

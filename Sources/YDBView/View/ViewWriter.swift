@@ -53,6 +53,7 @@ final class ViewWriter {
     private var heldGroups: [String] = []
     private struct HeldRow {
         let rowid: Int64
+        let rowKey: RowKey
         let key: SortKey
         /// Its insert's position in `entries`.
         let entry: Int
@@ -222,20 +223,21 @@ final class ViewWriter {
         if position < batchAnswers.count { answered = batchAnswers[position] }
         defer { answered = Answered() }
         if holdsNewRows, inserted, definition.allows(row.collection),
-           case .some(.some(let group)) = answered.group, let key = answered.sortKey, state.group(group) == nil {
+           case .some(.some(let group)) = answered.group, let key = answered.sortKey {
             let name = Name(group)
             if heldRows[name] == nil {
                 heldGroups.append(group)
-                logCreatedIfNew(group)
+                if state.group(group) == nil { logCreatedIfNew(group) }
             }
-            keys[rowid] = RowKey(collection: row.collection, key: row.key)
+            let rowKey = RowKey(collection: row.collection, key: row.key)
+            keys[rowid] = rowKey
             entries.append(.insert(rowid: rowid, group: group, index: 0))
-            heldRows[name, default: []].append(HeldRow(rowid: rowid, key: key, entry: entries.count - 1))
+            heldRows[name, default: []].append(HeldRow(rowid: rowid, rowKey: rowKey, key: key, entry: entries.count - 1))
             return
         }
         // An update may move a row into a group whose new rows are held:
         // they go in first, as they came first.
-        if !inserted { placeHeldRows() }
+        if !inserted { try placeHeldRows(context) }
         if inserted {
             try rowInserted(rowid, row, context)
         } else {
@@ -254,53 +256,99 @@ final class ViewWriter {
     }
 
     /// The batch's rows are all set: the held ones are placed.
-    func finishBatch() { placeHeldRows() }
+    func finishBatch(_ context: ViewWriteContext) throws { try placeHeldRows(context) }
 
-    /// Places the held new rows of each group (which had no rows): sorted
-    /// by key once (ties in batch order, where a loop of upper-bound
-    /// inserts puts them) and built as a population builds a group, with
-    /// evenly spread labels, instead of searched for and inserted one at a
-    /// time. The log already holds what a loop of one-row inserts logs,
-    /// in the same order; each insert now gets the index its row had when
-    /// it came (how many earlier rows of the batch sort before it), so
-    /// changesets, flexible ranges and dependencies see the same history.
-    private func placeHeldRows() {
+    /// Places the held new rows of each group. Nothing else changed the
+    /// group since the batch began, so when they are many (an eighth of
+    /// the group or more) they are sorted by key once (ties in batch order,
+    /// where a loop of upper-bound inserts puts them, after the group's
+    /// equal rows) and merged with the group's rows into a tree built at
+    /// once, as a population builds one, instead of searched for and
+    /// inserted one at a time; the rows already there keep their labels.
+    /// Otherwise (or when the labels have no room) they are placed one by
+    /// one. Either way the log already holds what a loop of one-row
+    /// inserts logs, in the same order, and each insert gets the index its
+    /// row had when it came, so changesets, flexible ranges and
+    /// dependencies see the same history.
+    private func placeHeldRows(_ context: ViewWriteContext) throws {
         guard !heldGroups.isEmpty else { return }
-        for group in heldGroups { placeAll(heldRows[Name(group)]!, inEmpty: group) }
+        for group in heldGroups {
+            let rows = heldRows[Name(group)]!
+            if rows.count * 8 < (state.group(group)?.count ?? 0) || !merge(rows, into: group) {
+                RarePaths.shared.count(\.heldRowsPlacedSingly)
+                for row in rows {
+                    let index = try position(of: .key(row.key), in: group, context)
+                    try place(row.rowid, row.rowKey, row.key, in: group, at: index, loggedAt: row.entry, context)
+                }
+            }
+        }
         heldGroups = []
         heldRows = [:]
         if Tuning.checksInvariants { checkInvariants() }
     }
 
-    private func placeAll(_ rows: [HeldRow], inEmpty group: String) {
-        RarePaths.shared.count(\.heldGroupPlacements)
-        let count = rows.count
-        // Sorted with each row's batch position where its rowid goes.
+    /// `placeHeldRows`' merge of `rows` (in batch order) into `group`;
+    /// false, changing nothing, when some run of them has no room for
+    /// labels between the group's rows.
+    private func merge(_ rows: [HeldRow], into group: String) -> Bool {
+        // The group's rows, and the new ones sorted with each one's batch
+        // position where its rowid goes.
+        var existing: [(label: Int64, row: KeyedRow)] = []
+        state.group(group)?.keyedRows!.forEach { label, row in
+            existing.append((label, row))
+            return true
+        }
         var order = rows.indices.map { KeyedRow(key: rows[$0].key, rowid: Int64($0)) }
         KeyOrder.sort(&order)
-        let step = min(OrderLabels.step, (OrderLabels.highest - OrderLabels.lowest) / Int64(count + 2))
-        func label(_ position: Int) -> Int64 { OrderLabels.lowest + step * Int64(position + 1) }
-        var finalPosition = [Int](repeating: 0, count: count)
-        for (position, entry) in order.enumerated() { finalPosition[Int(entry.rowid)] = position }
-        let tree = GroupTree(sortedKeyed: order.indices.lazy.map { position in
-            (label(position), KeyedRow(key: order[position].key, rowid: rows[Int(order[position].rowid)].rowid))
-        })
-        order = []
-        state.insertGroup(group, tree, places: rows.indices.map { (rows[$0].rowid, label(finalPosition[$0])) })
-        // Rows placed before each one, counted in a Fenwick tree over the
-        // final positions: its index when a loop would have inserted it.
-        var placed = [Int32](repeating: 0, count: count + 1)
+        // Merged: a new row goes after the group's rows with an equal key.
+        // Each run of new rows between two of the group's gets labels in
+        // the gap between theirs.
+        var merged: [(label: Int64, row: KeyedRow)] = []
+        merged.reserveCapacity(existing.count + order.count)
+        var label = [Int64](repeating: 0, count: rows.count)
+        var mergedPosition = [Int](repeating: 0, count: rows.count)
+        var next = 0
+        for slot in 0...existing.count {
+            let right = slot < existing.count ? existing[slot] : nil
+            var end = next
+            while end < order.count, right.map({ SortKey.compare(order[end].key, $0.row.key) < 0 }) ?? true { end += 1 }
+            if end > next {
+                guard let labels = OrderLabels.spread(end - next, between: merged.last?.label, and: right?.label) else {
+                    return false
+                }
+                for (offset, entry) in order[next..<end].enumerated() {
+                    let batchPosition = Int(entry.rowid)
+                    label[batchPosition] = labels[offset]
+                    mergedPosition[batchPosition] = merged.count
+                    merged.append((labels[offset], KeyedRow(key: entry.key, rowid: rows[batchPosition].rowid)))
+                }
+                next = end
+            }
+            if let right { merged.append(right) }
+        }
+        RarePaths.shared.count(\.heldGroupPlacements)
+        if !existing.isEmpty { RarePaths.shared.count(\.heldMergesIntoRows) }
+        state.replaceGroup(group, GroupTree(sortedKeyed: merged.lazy.map { ($0.label, $0.row) }),
+                           adding: rows.indices.map { (rows[$0].rowid, label[$0]) })
+        // Each row's index when a loop would have inserted it: the group's
+        // rows before it (its merged position less the new rows before it)
+        // and the batch's earlier rows before it, counted in a Fenwick tree
+        // over the new rows' ranks.
+        var rank = [Int](repeating: 0, count: rows.count)
+        for (position, entry) in order.enumerated() { rank[Int(entry.rowid)] = position }
+        var placed = [Int32](repeating: 0, count: rows.count + 1)
         for (batchPosition, row) in rows.enumerated() {
-            let position = finalPosition[batchPosition]
-            var index = 0, slot = position
+            let newRank = rank[batchPosition]
+            var index = mergedPosition[batchPosition] - newRank, slot = newRank
             while slot > 0 { index += Int(placed[slot]); slot &= slot - 1 }
-            slot = position + 1
-            while slot <= count { placed[slot] += 1; slot += slot & -slot }
+            slot = newRank + 1
+            while slot <= rows.count { placed[slot] += 1; slot += slot & -slot }
             if instance.storageID != nil {
-                unsaved[row.rowid] = .put(group: group, label: label(position), sortKey: row.key)
+                unsaved[row.rowid] = .put(group: group, label: label[batchPosition], sortKey: row.key)
             }
             entries.replace(at: row.entry, with: .insert(rowid: row.rowid, group: group, index: index))
         }
+        return true
     }
 
     /// Whether `prepareBatch` needs to know which rows exist: only when a
@@ -969,8 +1017,10 @@ final class ViewWriter {
     /// and logs the insert.
     /// `moving`: the row was taken out of this group's order by
     /// `ViewState.removeFromOrder` (an update that moves it).
+    /// `loggedAt`: the row's insert is already in the log there (a held
+    /// row, `placeHeldRows`), waiting for its index.
     private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
-                       moving: Bool = false, _ context: ViewWriteContext) throws {
+                       moving: Bool = false, loggedAt entry: Int? = nil, _ context: ViewWriteContext) throws {
         // No local reference to the group's tree may outlive the reads
         // below: the insert would then copy the tree's whole path again.
         let (left, right, count) = state.group(group).map { tree in
@@ -1001,7 +1051,11 @@ final class ViewWriter {
         state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey, moving: moving)
         try persist(rowid, group, label, sortKey, context)
         keys[rowid] = rowKey
-        entries.append(.insert(rowid: rowid, group: group, index: index))
+        if let entry {
+            entries.replace(at: entry, with: .insert(rowid: rowid, group: group, index: index))
+        } else {
+            entries.append(.insert(rowid: rowid, group: group, index: index))
+        }
         instance.hint = index == count - 1 ? .end(group) : index == 0 ? .beginning(group) : .none
     }
 
