@@ -66,24 +66,19 @@ final class SetObjectsTests: XCTestCase {
                 return rows.map { group($0.row) }
             })
         }
-        let sorting = ViewSorting(flavour: .object, key: { _, _, row in
-            calls.mutate { $0.oneRow += 1 }
-            return rankThenKey(row)
-        }, batch: { _, rows in
-            calls.mutate { $0.batch += 1 }
-            return rows.map { rankThenKey($0.row) }
-        })
-        let byRank = ViewSorting(flavour: .object, key: { _, _, row in
-            calls.mutate { $0.oneRow += 1 }
-            return rankOnly(row)
-        }, batch: { _, rows in
-            calls.mutate { $0.batch += 1 }
-            return rows.map { rankOnly($0.row) }
-        })
+        func sorting(_ key: @escaping @Sendable (ViewRow) -> SortKey) -> ViewSorting {
+            ViewSorting(flavour: .object, key: { _, _, row in
+                calls.mutate { $0.oneRow += 1 }
+                return key(row)
+            }, batch: { _, rows in
+                calls.mutate { $0.batch += 1 }
+                return rows.map { key($0.row) }
+            })
+        }
         return ["v": rankView(), // no batch form: placed row by row
-                "k": View(grouping: grouping(.object) { Item.group($0.object) }, sorting: sorting),
-                "byKey": View(grouping: grouping(.key) { keyGroup($0.key) }, sorting: sorting),
-                "tie": View(grouping: grouping(.object) { Item.group($0.object) }, sorting: byRank)]
+                "k": View(grouping: grouping(.object) { Item.group($0.object) }, sorting: sorting(rankThenKey)),
+                "byKey": View(grouping: grouping(.key) { keyGroup($0.key) }, sorting: sorting(rankThenKey)),
+                "tie": View(grouping: grouping(.object) { Item.group($0.object) }, sorting: sorting(rankOnly))]
     }
 
     static let mappingGroups: [String: [String]] = ["v": ["a", "b", "c"], "k": ["a", "b", "c"],
