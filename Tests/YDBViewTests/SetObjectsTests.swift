@@ -162,6 +162,39 @@ final class SetObjectsTests: XCTestCase {
         XCTAssertGreaterThan(after.heldRowsPlacedSingly - before.heldRowsPlacedSingly, 20)
     }
 
+    /// A view repopulated earlier in the transaction logs its rows as a run
+    /// (`ViewLogEntries.appendInserts`); the held rows' inserts logged
+    /// after it are still filled in where they lie.
+    func testHeldRowsAfterARepopulationInTheSameTransaction() throws {
+        let a = try Side(batchForms: true, comparator: false), b = try Side(batchForms: false, comparator: false)
+        let first: [Row] = (0..<12).map { ("k\($0)", Item.encode(group: ["a", "b"][$0 % 2], rank: $0 % 5), nil) }
+        let more: [Row] = (12..<40).map { ("k\($0)", Item.encode(group: ["a", "b", "c"][$0 % 3], rank: $0 % 7), nil) }
+        try a.writer.readWrite { try $0.setObjects(first, inCollection: "c") }
+        try b.writer.readWrite { t in
+            for row in first { try t.setObject(row.object, forKey: row.key, inCollection: "c", metadata: nil) }
+        }
+        _ = (try a.changesets(), try b.changesets())
+        for side in [a, b] { side.notifications.mutate { $0 = [] } }
+        let before = RarePaths.shared.current.heldGroupPlacements
+        for (side, batchForms) in [(a, true), (b, false)] {
+            let view = Self.views(batchForms: batchForms, comparator: false, calls: side.calls)["tie"]!
+            try side.writer.readWrite { t in
+                try t.setViewDefinition(name: "tie", grouping: view.grouping, sorting: view.sorting, versionTag: "2")
+                if batchForms {
+                    try t.setObjects(more, inCollection: "c")
+                } else {
+                    for row in more { try t.setObject(row.object, forKey: row.key, inCollection: "c", metadata: nil) }
+                }
+            }
+        }
+        XCTAssertGreaterThan(RarePaths.shared.current.heldGroupPlacements, before)
+        XCTAssertEqual(try a.dump(), try b.dump())
+        let (na, nb) = (a.notifications.value, b.notifications.value)
+        XCTAssertEqual(na.count, 1)
+        XCTAssertEqual(na.first?.viewLog(named: "tie")?.entries, nb.first?.viewLog(named: "tie")?.entries)
+        XCTAssertEqual(try a.changesets(), try b.changesets())
+    }
+
     private func assertBatchesEqualLoops(comparator: Bool, emptying: Bool) throws {
         for seed in UInt64(1)...8 {
             var random = SeededGenerator(seed: seed)
