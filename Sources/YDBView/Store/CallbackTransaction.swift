@@ -47,12 +47,8 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
         return try body(handle)
     }
 
-    /// `lend` in two halves, for the view callbacks, which run for every row
-    /// written and every comparison: calling the body between them directly,
-    /// instead of in a closure, copies no row and no group name into a
-    /// closure's context (about a tenth of a population's instructions).
-    /// Every `borrow` is followed by one `giveBack`, also when the body throws.
-    static func borrow(_ running: ReadTransaction) -> CallbackTransaction {
+    /// `lend`'s two halves: every `borrow` is followed by one `giveBack`.
+    private static func borrow(_ running: ReadTransaction) -> CallbackTransaction {
         running.connection.lock.withLock { () -> CallbackTransaction in
             let handle = running.lentHandle ?? CallbackTransaction(running: running)
             running.lentHandle = handle
@@ -61,17 +57,8 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
         }
     }
 
-    func giveBack() {
+    private func giveBack() {
         connection.lock.withLock { calls -= 1 }
-    }
-
-    /// Runs `body` with `running` lent as a callback's read-only handle
-    /// (`borrow`, then `giveBack`): what every callback that reads the
-    /// transaction is wrapped in.
-    static func lending<T>(_ running: ReadTransaction, _ body: (ReadTransaction) throws -> T) rethrows -> T {
-        let lent = borrow(running)
-        defer { lent.giveBack() }
-        return try body(lent)
     }
 
     private func checkLive() throws {

@@ -133,7 +133,7 @@ public struct ViewGrouping: Sendable {
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = true
         run = { running, row in
-            try CallbackTransaction.lending(running) { try body($0, row) }
+            try CallbackTransaction.lend(running) { try body($0, row) }
         }
     }
 
@@ -151,7 +151,7 @@ public struct ViewGrouping: Sendable {
 /// once a call.
 private func lendingBatch<Answer>(_ batch: @escaping @Sendable (ReadTransaction, [BatchedRow]) throws -> [Answer])
     -> @Sendable (ReadTransaction, [BatchedRow]) throws -> [Answer] {
-    { running, rows in try CallbackTransaction.lending(running) { try batch($0, rows) } }
+    { running, rows in try CallbackTransaction.lend(running) { try batch($0, rows) } }
 }
 
 /// One row of a `setObjects` batch (or of a population's chunk) handed to
@@ -248,14 +248,14 @@ public struct ViewSorting: Sendable {
     /// A comparator that also reads the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionComparator) {
         self.init(flavour, options, reads: true, .comparator { running, group, a, b in
-            try CallbackTransaction.lending(running) { try body($0, group, a, b) }
+            try CallbackTransaction.lend(running) { try body($0, group, a, b) }
         })
     }
 
     /// The sort-key form, reading the transaction running it.
     public init(flavour: ViewFlavour, options: InvokeOptions? = nil, key: @escaping TransactionKeyFunction) {
         self.init(flavour, options, reads: true, .key { running, group, row in
-            try CallbackTransaction.lending(running) { try key($0, group, row) }
+            try CallbackTransaction.lend(running) { try key($0, group, row) }
         })
     }
 
@@ -279,7 +279,7 @@ public struct ViewSorting: Sendable {
                 // Lent once for the placement's comparisons, not once each:
                 // between two of them only the engine runs, so no callback
                 // can tell the difference, and lending cost two locks.
-                try CallbackTransaction.lending(running) { try fixed($0, group, row, body) }
+                try CallbackTransaction.lend(running) { try fixed($0, group, row, body) }
             }
         }
     }
@@ -326,7 +326,7 @@ public struct ViewFind {
         self.flavour = flavour
         readsTransaction = true
         run = { running, row in
-            try CallbackTransaction.lending(running) { try body($0, row) }
+            try CallbackTransaction.lend(running) { try body($0, row) }
         }
     }
 }
