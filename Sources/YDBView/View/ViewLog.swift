@@ -122,6 +122,13 @@ public struct ViewLogEntries: RandomAccessCollection, Equatable, Sendable, Expre
         singles[index] = entry
     }
 
+    /// Moves the last entry, an `append`, to `position` (replacing the
+    /// entry there), as `replace` would put it.
+    mutating func moveLast(to position: Int) {
+        precondition(runs.last.map { $0.start + $0.rowids.count < endIndex } ?? true, "the last entry is a run's")
+        replace(at: position, with: singles.removeLast())
+    }
+
     public static func == (lhs: ViewLogEntries, rhs: ViewLogEntries) -> Bool { lhs.elementsEqual(rhs) }
 
     public var description: String { Array(self).description }

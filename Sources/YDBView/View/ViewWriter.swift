@@ -278,7 +278,10 @@ final class ViewWriter {
                 RarePaths.shared.count(\.heldRowsPlacedSingly)
                 for row in rows {
                     let index = try position(of: .key(row.key), in: group, context)
-                    try place(row.rowid, row.rowKey, row.key, in: group, at: index, loggedAt: row.entry, context)
+                    // The group has rows: `place` logs the insert alone,
+                    // and it goes where the row's waits.
+                    try place(row.rowid, row.rowKey, row.key, in: group, at: index, context)
+                    entries.moveLast(to: row.entry)
                 }
             }
         }
@@ -1017,10 +1020,8 @@ final class ViewWriter {
     /// and logs the insert.
     /// `moving`: the row was taken out of this group's order by
     /// `ViewState.removeFromOrder` (an update that moves it).
-    /// `loggedAt`: the row's insert is already in the log there (a held
-    /// row, `placeHeldRows`), waiting for its index.
     private func place(_ rowid: Int64, _ rowKey: RowKey, _ sortKey: SortKey?, in group: String, at index: Int,
-                       moving: Bool = false, loggedAt entry: Int? = nil, _ context: ViewWriteContext) throws {
+                       moving: Bool = false, _ context: ViewWriteContext) throws {
         // No local reference to the group's tree may outlive the reads
         // below: the insert would then copy the tree's whole path again.
         let (left, right, count) = state.group(group).map { tree in
@@ -1051,11 +1052,7 @@ final class ViewWriter {
         state.insert(rowid: rowid, group: group, label: label, sortKey: sortKey, moving: moving)
         try persist(rowid, group, label, sortKey, context)
         keys[rowid] = rowKey
-        if let entry {
-            entries.replace(at: entry, with: .insert(rowid: rowid, group: group, index: index))
-        } else {
-            entries.append(.insert(rowid: rowid, group: group, index: index))
-        }
+        entries.append(.insert(rowid: rowid, group: group, index: index))
         instance.hint = index == count - 1 ? .end(group) : index == 0 ? .beginning(group) : .none
     }
 
