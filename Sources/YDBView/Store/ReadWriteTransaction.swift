@@ -291,8 +291,8 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                                           row: row)
                 }
                 for writer in batching { try writer.prepareBatch(pending, viewContext) }
-                // New rows bound for empty groups are placed together at
-                // the end, when no callback can look at a view meanwhile.
+                // New rows are held and placed together at the end, when
+                // no callback can look at a view meanwhile.
                 var quiet = true
                 try forEachView { quiet = quiet && $0.placesBatchWithoutCallbacks(inCollection: collection) }
                 if quiet { for writer in batching { writer.holdsNewRows = true } }

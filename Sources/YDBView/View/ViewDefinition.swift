@@ -108,7 +108,8 @@ public struct ViewGrouping: Sendable {
     /// (a binding that still holds the rows it passed need not convert
     /// them back), narrowed to the flavour; the result is one group (or
     /// nil) per row, in order. It must give what `run` would give: every
-    /// other write, and every population, still calls `run`.
+    /// other write still calls `run`, and a population `populationBatch`
+    /// (or `run`).
     package typealias Batch = @Sendable (_ transaction: ReadTransaction, _ rows: [BatchedRow]) throws -> [String?]
     package private(set) var batch: Batch?
 

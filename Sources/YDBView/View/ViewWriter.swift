@@ -44,11 +44,11 @@ final class ViewWriter {
     private var answered = Answered()
     /// `prepareBatch`'s answers, one per row of the batch.
     private var batchAnswers: [Answered] = []
-    /// New rows of the batch bound for a group that has no rows yet, in
-    /// batch order, by group (in the order the groups were met): placed
-    /// together when the batch ends (`placeHeldRows`). Only while
-    /// `holdsNewRows`. Each one's insert is logged when it comes, as a
-    /// loop logs it; its index there is filled in when it is placed.
+    /// The batch's new rows, by group (the groups in the order met), each
+    /// in batch order: placed together when the batch ends
+    /// (`placeHeldRows`). Only while `holdsNewRows`. Each one's insert is
+    /// logged when it comes, as a loop logs it; its index there is filled
+    /// in when it is placed.
     private var heldRows: [Name: [HeldRow]] = [:]
     private var heldGroups: [String] = []
     private struct HeldRow {
@@ -184,12 +184,8 @@ final class ViewWriter {
         if !grouped.isEmpty {
             let flavour = definition.grouping.flavour
             let asked = grouped.map { BatchedRow(index: rows[$0].index, group: "", row: rows[$0].row.narrowed(to: flavour)) }
-            let answers = try Self.callback(instance.name, "grouping") { try groupBatch(context.transaction, asked) }
-            try Self.checkCount(answers.count, asked.count, instance.name, "grouping")
-            for (position, answer) in zip(grouped, answers) {
-                if let answer { try validateName(answer, "group name") }
-                groups[position] = .some(answer)
-            }
+            let answers = try askGroups(asked, groupBatch, context)
+            for (position, answer) in zip(grouped, answers) { groups[position] = .some(answer) }
         }
         // The keys: asked for every row that lands in a group it is not in,
         // and for every row staying in its group whose sorting runs on a set.
@@ -207,11 +203,7 @@ final class ViewWriter {
                 asked.append(BatchedRow(index: rows[position].index, group: group,
                                         row: rows[position].row.narrowed(to: flavour)))
             }
-            if !asked.isEmpty {
-                let answers = try Self.callback(instance.name, "sorting") { try keyBatch(context.transaction, asked) }
-                try Self.checkCount(answers.count, asked.count, instance.name, "sorting")
-                for (position, answer) in zip(keyed, answers) { keys[position] = answer }
-            }
+            for (position, answer) in zip(keyed, try askKeys(asked, keyBatch, context)) { keys[position] = answer }
         }
         batchAnswers = zip(groups, keys).map { Answered(group: $0, sortKey: $1) }
     }
@@ -381,6 +373,25 @@ final class ViewWriter {
         let index: Int
         let rowid: Int64?
         let row: ViewRow
+    }
+
+    /// The groups a batch form gives `asked` (nil: left out), one a row
+    /// and each name checked; for `setObjects` and populations alike.
+    private func askGroups(_ asked: [BatchedRow], _ batch: ViewGrouping.Batch,
+                           _ context: ViewWriteContext) throws -> [String?] {
+        let groups = try Self.callback(instance.name, "grouping") { try batch(context.transaction, asked) }
+        try Self.checkCount(groups.count, asked.count, instance.name, "grouping")
+        for case let group? in groups { try validateName(group, "group name") }
+        return groups
+    }
+
+    /// The keys a batch form gives `asked`, one a row (none asked: no call).
+    private func askKeys(_ asked: [BatchedRow], _ batch: ViewSorting.KeyBatch,
+                         _ context: ViewWriteContext) throws -> [SortKey] {
+        if asked.isEmpty { return [] }
+        let keys = try Self.callback(instance.name, "sorting") { try batch(context.transaction, asked) }
+        try Self.checkCount(keys.count, asked.count, instance.name, "sorting")
+        return keys
     }
 
     private static func checkCount(_ answers: Int, _ asked: Int, _ view: String, _ kind: String) throws {
@@ -886,10 +897,7 @@ final class ViewWriter {
         for (position, row) in rows.enumerated() {
             asked.append(BatchedRow(index: position, group: "", row: row.narrowed(to: flavour)))
         }
-        let groups = try Self.callback(instance.name, "grouping") { try batch(context.transaction, asked) }
-        try Self.checkCount(groups.count, asked.count, instance.name, "grouping")
-        for case let group? in groups { try validateName(group, "group name") }
-        return groups
+        return try askGroups(asked, batch, context)
     }
 
     /// The sort keys of those of `rows` that have a group, in order.
@@ -908,10 +916,7 @@ final class ViewWriter {
                 try Self.callback(instance.name, "sorting") { try keyFunction(context.transaction, batched.group, batched.row) }
             }
         }
-        if asked.isEmpty { return [] }
-        let keys = try Self.callback(instance.name, "sorting") { try batch(context.transaction, asked) }
-        try Self.checkCount(keys.count, asked.count, instance.name, "sorting")
-        return keys
+        return try askKeys(asked, batch, context)
     }
 
     /// Every allowed row, as a callback of `flavour` reads it.
