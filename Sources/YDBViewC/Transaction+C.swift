@@ -256,7 +256,7 @@ public func ydb_txn_set_objects(_ handle: OpaquePointer?, _ collection: UnsafePo
             }
             rows.reserveCapacity(total)
             for index in 0..<total {
-                // Named only on failure: a message per row cost a tenth of the row.
+                // The row is named only on failure, not in a message built for every row.
                 do {
                     let key = try string(keys[index], "key")
                     let object = try bytes(objects[index], objectSizes[index], "object")

@@ -19,8 +19,9 @@ final class SortingRowCache: @unchecked Sendable {
     /// What the kept rows cost, by `cost(of:)`.
     private(set) var bytes = 0
 
-    /// A kept row's bytes: its object, metadata and key, and about 112
-    /// bytes of entry, row and dictionary slot around them.
+    /// A kept row's bytes: its object, metadata and key, and 112 bytes for
+    /// the entry, the row and the dictionary slot around them (an estimate
+    /// from their layouts, not a measurement).
     static func cost(of row: ViewRow) -> Int {
         112 + row.key.utf8.count + (row.object?.count ?? 0) + (row.metadata?.count ?? 0)
     }

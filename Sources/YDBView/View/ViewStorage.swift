@@ -251,8 +251,8 @@ enum ViewStorage {
     static func write(_ rows: [Int64: UnstoredRows.Row], id: Int64, _ handle: SQLiteHandle) throws {
         var writer = BulkPut(id: id, handle, rows: rows.count)
         // The ids sorted alone, then each row looked up: sorting the
-        // (id, row) pairs moved every row's group and key along (about a
-        // sixth of a 100,000-row batch's storage write).
+        // (id, row) pairs moved every row's group and key along (1.1k of
+        // the 5.7k instructions a row of a 30,000-row batch's storage write).
         for rowid in rows.keys.sorted() {
             switch rows[rowid]! {
             case .put(let group, let label, let sortKey):

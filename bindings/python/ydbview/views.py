@@ -378,8 +378,9 @@ class _ViewCallbacks:
         deserialized as C's copies would be), or, for a batch this thread
         did not pass, read from C's ``ydb_view_row`` array. A slice's rows
         (and what the callback makes of them) are freed before the next
-        slice is made: 100,000 rows alive at once kept Python's cyclic
-        collector busy, about a tenth of a ``set_many``'s time."""
+        slice is made: with 100,000 rows alive at once, Python's cyclic
+        collector's full collections took about 37 ms of a 730 ms
+        ``set_many`` (counted with ``gc.callbacks``)."""
         load, load_metadata = self.load, self.load_metadata
         batch = getattr(_batches, "current", None)
         if batch is None:
