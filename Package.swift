@@ -22,7 +22,12 @@ let package = Package(
                     .unsafeFlags(["-Xlinker", "--version-script=\(exportsMap)",
                                   "-Xlinker", "-soname=libydbview.so.0"]),
                     // Release: self-contained, the Swift runtime linked in (see CMakeLists.txt).
-                    .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath", "-Xlinker", "--gc-sections"],
+                    // The engine's Codable conveniences import FoundationEssentials, which
+                    // SwiftPM links (autolinked) without the static libraries it needs in
+                    // turn: named here, or the library has undefined symbols and
+                    // dlopen refuses it (scripts/check-self-contained.sh loads it).
+                    .unsafeFlags(["-static-stdlib", "-no-toolchain-stdlib-rpath", "-Xlinker", "--gc-sections",
+                                  "-l_FoundationCollections", "-lswiftSynchronization", "-l_FoundationCShims"],
                                  .when(configuration: .release)),
                 ]),
         .executableTarget(name: "ydbview-cli", dependencies: ["YDBView"], path: "Sources/ydbview-cli"),

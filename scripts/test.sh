@@ -6,7 +6,8 @@
 #   pytest                          (Python package against build/libydbview.so, from .venv)
 #   fresh machine                   (README's C and Python examples against an installed
 #                                    library and a wheel, with no Swift toolchain reachable)
-#   swiftpm release library         (swift build -c release's libydbview.so is self-contained too)
+#   swiftpm release library         (swift build -c release's libydbview.so is self-contained, loads,
+#                                    and runs the README's C examples)
 #   swift 6 package                 (the README's Swift examples + two committing threads, in a
 #                                    Swift 6 package outside the checkout, warnings as errors)
 set -uo pipefail
@@ -43,8 +44,7 @@ step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bi
   "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
 step "fresh machine" bash scripts/check-fresh-machine.sh build
 step "swift 6 package" bash scripts/check-swift6-package.sh
-step "swiftpm release library" bash -c 'swift build -c release --scratch-path .build-release \
-  --product ydbview >/dev/null && bash scripts/check-self-contained.sh .build-release/release/libydbview.so'
+step "swiftpm release library" bash scripts/check-swiftpm-library.sh .build-release
 
 echo
 echo "=== summary"
