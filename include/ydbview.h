@@ -327,7 +327,8 @@ int ydb_database_snapshot(ydb_database *db, uint64_t *out_snapshot);
 
 /*
 ** ydb_database_set_max_commits_behind sets how many commits a connection may
-** fall behind (default 1000, at least 1; 0 gives YDB_INVALID_ARGUMENT).
+** fall behind (default 1000, at least 1; 0 gives YDB_INVALID_ARGUMENT;
+** UINT64_MAX means never).
 ** Past it the database drops the notifications it kept for that connection
 ** and releases its long-lived read transaction, so that neither memory nor
 ** the write-ahead log grows without bound: the connection's next read
@@ -1552,6 +1553,8 @@ int ydb_mappings_is_dynamic_section_for_all_groups(ydb_mappings *mappings,
 #define YDB_GROW_PIN_SIDE      0
 #define YDB_GROW_NON_PIN_SIDE  1
 #define YDB_GROW_BOTH_SIDES    2
+/* The largest range offset: 2^53 - 1. */
+#define YDB_RANGE_MAX_OFFSET   (((int64_t)1 << 53) - 1)
 
 /*
 ** A group's range options: read back by ydb_mappings_range_options, set by
@@ -1579,8 +1582,11 @@ typedef struct ydb_range_options {
 ** them, at least min_length rows (as in YapDatabase, not before the first
 ** changeset); `grow` (YDB_GROW_*) says which edges accept rows inserted
 ** exactly at them (docs/behaviour.md, "Flexible range", has every rule). A length < 1, a negative offset or min_length,
-** a negative max_length, min_length > max_length (when limited), or an
+** an offset above 2^53 - 1 (YDB_RANGE_MAX_OFFSET: far past any group; a
+** window follows its rows by counting, so larger could overflow), a
+** negative max_length, min_length > max_length (when limited), or an
 ** unknown pin/grow value gives YDB_INVALID_ARGUMENT and changes nothing.
+** Lengths may be anything up to INT64_MAX.
 ** On a reversed group the options are read in display order.
 */
 int ydb_mappings_set_range_fixed(ydb_mappings *mappings, const char *group,

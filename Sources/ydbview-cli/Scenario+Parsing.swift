@@ -218,14 +218,19 @@ extension RangeOptions {
         let object = try node.object(allowing: ["kind", "length", "offset", "pin", "max_length", "min_length", "grow"])
         let kind = try object.required("kind").choice(["fixed", "flexible"], what: "kind")
         let length = try object.required("length").positiveInteger()
-        let offset = try object.optional("offset")?.nonNegativeInteger() ?? 0
+        let offset = try object.optional("offset")?.integer(0...RangeOptions.maximumOffset,
+                                                             "an integer from 0 to 2^53 - 1") ?? 0
         let pin: RangePin = try object.optional("pin")?.choice(["beginning", "end"], what: "pin") == "end"
             ? .end : .beginning
         if kind == "fixed" {
             for key in ["max_length", "min_length", "grow"] {
                 if let extra = object.optional(key) { throw extra.fail("applies to flexible ranges only") }
             }
-            self = try RangeOptions.fixed(length: length, offset: offset, from: pin)
+            do {
+                self = try RangeOptions.fixed(length: length, offset: offset, from: pin)
+            } catch {
+                throw node.fail("invalid range: \(error)")
+            }
             return
         }
         let maxNode = object.optional("max_length")

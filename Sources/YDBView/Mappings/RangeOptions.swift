@@ -131,10 +131,11 @@ public struct RangeOptions: Hashable, Sendable {
     }
 
     /// A fixed range of `length` rows, `offset` rows away from `pin`.
-    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) when `length < 1` or `offset < 0`.
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) when `length < 1`, `offset < 0`
+    ///   or `offset > maximumOffset`.
     public static func fixed(length: Int, offset: Int = 0, from pin: RangePin) throws -> RangeOptions {
         guard length > 0 else { throw YDBError(.lengthNotPositive(length)) }
-        guard offset >= 0 else { throw YDBError(.negativeOffset(offset)) }
+        try checkOffset(offset)
         return RangeOptions(kind: .fixed, length: length, offset: offset, pin: pin,
                             maxLength: length, minLength: 0, growOptions: .pinSide)
     }
@@ -145,13 +146,14 @@ public struct RangeOptions: Hashable, Sendable {
     ///   - minLength: when fewer rows are shown and the group has more, rows are pulled
     ///     back in, first from the pin side.
     ///   - grow: which edges accept rows inserted exactly at them.
-    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a length < 1, a negative offset or minimum,
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a length < 1, a negative offset or
+    ///   minimum, an offset above `maximumOffset`,
     ///   a maximum < 1, or a minimum above the maximum.
     public static func flexible(length: Int, offset: Int = 0, from pin: RangePin,
                                 maxLength: Int = .max, minLength: Int = 0,
                                 grow: RangeGrowOptions = .pinSide) throws -> RangeOptions {
         guard length > 0 else { throw YDBError(.lengthNotPositive(length)) }
-        guard offset >= 0 else { throw YDBError(.negativeOffset(offset)) }
+        try checkOffset(offset)
         guard minLength >= 0 else { throw YDBError(.negativeMinLength(minLength)) }
         guard maxLength > 0 else { throw YDBError(.maxLengthNotPositive(maxLength)) }
         guard minLength <= maxLength else {
@@ -159,6 +161,18 @@ public struct RangeOptions: Hashable, Sendable {
         }
         return RangeOptions(kind: .flexible, length: length, offset: offset, pin: pin,
                             maxLength: maxLength, minLength: minLength, growOptions: grow)
+    }
+
+    /// The largest offset a range may be set with: 2^53 − 1, far beyond any
+    /// group SQLite can hold (and exact as a JSON or Python number). A window
+    /// follows its rows by counting inserts and deletes before it, so an
+    /// offset near `Int.max` would overflow; one this large shows an empty
+    /// window, as any offset past the group's end does.
+    public static let maximumOffset = (1 << 53) - 1
+
+    private static func checkOffset(_ offset: Int) throws {
+        guard offset >= 0 else { throw YDBError(.negativeOffset(offset)) }
+        guard offset <= maximumOffset else { throw YDBError(.offsetTooLarge(offset)) }
     }
 
     /// The same options with another length (YapDatabase's `copyWithNewLength:`).
@@ -173,9 +187,10 @@ public struct RangeOptions: Hashable, Sendable {
     }
 
     /// The same options with another offset from the pin (YapDatabase's `copyWithNewOffset:`).
-    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a negative offset.
+    /// - Throws: `YDBError` (`.invalidArgument`, with its `reason`) for a negative offset, or one
+    ///   above `maximumOffset`.
     public func copy(withNewOffset newOffset: Int) throws -> RangeOptions {
-        guard newOffset >= 0 else { throw YDBError(.negativeOffset(newOffset)) }
+        try Self.checkOffset(newOffset)
         var copy = self
         copy.offset = newOffset
         return copy

@@ -239,7 +239,7 @@ public final class Database: @unchecked Sendable {
     /// stops keeping its notifications and releases its long-lived read
     /// (which would otherwise keep the write-ahead log from being reused).
     /// Its next `beginLongLivedReadTransaction` throws `.reloadRequired`.
-    /// Default 1,000; at least 1.
+    /// Default 1,000; at least 1 (0 is taken as 1); `UInt64.max`: never.
     public var maxCommitsBehind: UInt64 {
         get { stateLock.withLock { commitsBehindLimit } }
         set { stateLock.withLock { commitsBehindLimit = max(1, newValue) } }
@@ -403,7 +403,8 @@ public final class Database: @unchecked Sendable {
         for (id, tracked) in connections {
             if tracked.connection == nil {
                 connections.removeValue(forKey: id)
-            } else if !tracked.behind && tracked.seen + commitsBehindLimit < published.snapshot {
+            } else if !tracked.behind && published.snapshot - tracked.seen > commitsBehindLimit {
+                // (A distance, not `seen + limit`: any limit up to UInt64.max is valid.)
                 connections[id]?.behind = true
             } else if !tracked.behind {
                 oldest = min(oldest, tracked.seen)

@@ -77,6 +77,8 @@ extension YDBError {
         /// A flexible range's length (`RangeOptions.copy(withNewLength:)`) must not be negative.
         case negativeLength(Int)
         case negativeOffset(Int)
+        /// An offset above `RangeOptions.maximumOffset` (2^53 − 1).
+        case offsetTooLarge(Int)
         case negativeMinLength(Int)
         case maxLengthNotPositive(Int)
         case minLengthAboveMaxLength(min: Int, max: Int)
@@ -101,6 +103,8 @@ extension YDBError {
             case .lengthNotPositive(let length): return "length must be at least 1 (got \(length))"
             case .negativeLength(let length): return "length must not be negative (got \(length))"
             case .negativeOffset(let offset): return "offset must not be negative (got \(offset))"
+            case .offsetTooLarge(let offset):
+                return "offset must be at most \(RangeOptions.maximumOffset) (2^53 - 1; got \(offset))"
             case .negativeMinLength(let min): return "min_length must not be negative (got \(min))"
             case .maxLengthNotPositive(let max): return "max_length must be at least 1, or 0 for no limit (got \(max))"
             case .minLengthAboveMaxLength(let min, let max): return "min_length \(min) is above max_length \(max)"

@@ -1,5 +1,6 @@
 """What the store, views and mappings share: turning C statuses into
-exceptions, running C enumerations, handles that close, indexes, and what
+exceptions, running C enumerations, handles that close, indexes and
+numbers checked for their C types, and what
 views and mappings need of a transaction. It imports only the leaf modules
 (``_callbacks``, ``_ffi``, ``_text``, ``errors``), so every module can
 import it at the top."""
@@ -13,7 +14,7 @@ from typing import Any, Callable, Optional, Protocol, Tuple, TypeVar
 from . import _callbacks, _ffi
 from ._ffi import lib
 from ._text import encode
-from .errors import NotFoundError, Status, error_for
+from .errors import InvalidArgumentError, NotFoundError, Status, error_for
 
 
 def _check(status: int) -> None:
@@ -48,11 +49,39 @@ def _enumerate(function: Any, *args: Any, each: Callable[..., Any]) -> None:
     _check(status)
 
 
-def _index(value: int) -> Optional[int]:
-    """A Python index for C, or None for one that cannot exist (negative)."""
+def _integer(value: int, what: str) -> int:
+    """``value`` if it is an int (not a bool); else TypeError."""
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"an index must be int, not {type(value).__name__}")
-    return value if value >= 0 else None
+        raise TypeError(f"{what} must be int, not {type(value).__name__}")
+    return value
+
+
+# ctypes converts an int that does not fit its C type by wrapping it
+# silently (2**64 + 5 becomes 5, -1 becomes 2**64 - 1): every number from
+# the user goes through one of the helpers below first.
+_SIZE_MAX = 2**64 - 1
+
+
+def _index(value: int) -> Optional[int]:
+    """A Python index for C, or None for one that cannot exist (negative,
+    or past what a size_t holds: no group has that many rows)."""
+    value = _integer(value, "an index")
+    return value if 0 <= value < _SIZE_MAX else None
+
+
+def _count(value: int, what: str) -> int:
+    """A count or limit for a size_t or uint64_t: negative gives ValueError;
+    a value past the C type's largest is that largest (\"no limit\")."""
+    if _integer(value, what) < 0:
+        raise ValueError(f"{what} must be 0 or more (got {value})")
+    return min(value, _SIZE_MAX)
+
+
+def _c_int(value: int, what: str) -> int:
+    """A value for a C int: outside -2**31 .. 2**31 - 1 gives InvalidArgumentError."""
+    if not -2**31 <= _integer(value, what) < 2**31:
+        raise InvalidArgumentError(f"{what} {value} is out of range of a C int", Status.INVALID_ARGUMENT)
+    return value
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import _callbacks, _ffi
-from ._base import _Closeable, _Transaction, _check, _enumerate, _index, _require_view
+from ._base import _c_int, _check, _Closeable, _count, _enumerate, _index, _require_view, _Transaction
 from ._ffi import lib
 from ._text import decode, encode
 from ._values import IndexPath
@@ -629,7 +629,7 @@ class Mappings(_Closeable):
 
     def set_cell_drawing_dependency_offsets(self, group: str, offsets: Iterable[int]) -> None:
         """Each cell of ``group`` is drawn using the cells ``offsets`` rows away."""
-        values = [int(offset) for offset in offsets]
+        values = [_c_int(offset, "a cell drawing dependency offset") for offset in offsets]
         array = (c_int * max(len(values), 1))(*values)
         _check(lib.ydb_mappings_set_cell_drawing_dependency_offsets(self._live_handle, encode(group, "group"),
                                                                     array, len(values)))
@@ -652,9 +652,8 @@ class Mappings(_Closeable):
     def set_auto_consolidate_groups(self, threshold: int, name: str) -> None:
         """While the visible groups show fewer than ``threshold`` rows, show
         them as one section named ``name`` (0 disables it)."""
-        if threshold < 0:
-            raise ValueError("threshold must not be negative")
-        _check(lib.ydb_mappings_set_auto_consolidate_groups(self._live_handle, threshold, encode(name, "name")))
+        _check(lib.ydb_mappings_set_auto_consolidate_groups(self._live_handle, _count(threshold, "threshold"),
+                                                            encode(name, "name")))
 
     @property
     def auto_consolidate_groups_threshold(self) -> int:

@@ -16,7 +16,7 @@ from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _callbacks, _ffi
-from ._base import _Closeable, _check, _enumerate
+from ._base import _check, _Closeable, _count, _enumerate
 from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
@@ -134,7 +134,8 @@ class Database(_Closeable):
 
     @max_commits_behind.setter
     def max_commits_behind(self, commits: int) -> None:
-        _check(lib.ydb_database_set_max_commits_behind(self._handle, commits))
+        # 0 is refused by C (at least 1); past 2**64 - 1: never.
+        _check(lib.ydb_database_set_max_commits_behind(self._handle, _count(commits, "max_commits_behind")))
 
     # -- connections and observers --
 
@@ -291,9 +292,8 @@ class Connection(_Closeable):
 
     @row_cache_limit.setter
     def row_cache_limit(self, limit: int) -> None:
-        if limit < 0:
-            raise ValueError("row_cache_limit must be 0 or more")
-        _check(lib.ydb_connection_set_row_cache_limit(self._handle, limit))
+        # C's limit is a size_t of which the library uses up to 2**63 - 1.
+        _check(lib.ydb_connection_set_row_cache_limit(self._handle, min(_count(limit, "row_cache_limit"), 2**63 - 1)))
 
     # -- transactions --
 
