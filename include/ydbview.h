@@ -230,8 +230,10 @@ const char *ydb_errstr(int status);
 
 /*
 ** ydb_free(p) releases a buffer the library returned as "owned by the
-** caller, free with ydb_free" (object and metadata bytes). NULL is a no-op.
-** Never pass it a handle or a borrowed pointer.
+** caller, free with ydb_free" (object and metadata bytes, strings). NULL is
+** a no-op. A handle (live or not) is refused: it is left untouched and
+** YDB_MISUSE is set (see ydb_errcode). Never pass it a borrowed pointer or
+** any other pointer: that cannot be detected.
 */
 void ydb_free(void *p);
 

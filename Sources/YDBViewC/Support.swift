@@ -56,6 +56,16 @@ final class HandleRegistry: @unchecked Sendable {
         }
     }
 
+    /// Whether `raw` could be a handle this library made, live or not, and
+    /// so cannot be a heap allocation: at most the last registry token
+    /// handed out (tokens start at 1 MiB, below any heap address on Linux,
+    /// as made-up small values are), or a token lent for one call
+    /// (`LastError.nextCallToken`: a tag in the top bits, where no
+    /// user-space address has bits).
+    func mayBeHandle(_ raw: UInt) -> Bool {
+        raw & 0xF000_0000_0000_0000 != 0 || raw <= lock.withLock { lastToken }
+    }
+
     @discardableResult
     func unregister(_ handle: OpaquePointer?) -> AnyObject? {
         guard let handle else { return nil }

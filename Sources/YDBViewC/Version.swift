@@ -63,4 +63,13 @@ public func ydb_errstr(_ status: Int32) -> UnsafePointer<CChar> {
 }
 
 @_cdecl("ydb_free")
-public func ydb_free(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }
+public func ydb_free(_ pointer: UnsafeMutableRawPointer?) {
+    guard let pointer else { return }
+    // A handle is a token, not an allocation: freeing one would crash (or
+    // corrupt the heap) in free(). Tokens are recognisable, so refuse them.
+    if registry.mayBeHandle(UInt(bitPattern: pointer)) {
+        fail(YDBErrorCode.misuse.rawValue, "ydb_free was given a handle, not a buffer: free a handle with its own function (ydb_txn_end, ydb_changeset_free, ...)")
+        return
+    }
+    free(pointer)
+}

@@ -155,6 +155,13 @@ static void step(void) {
         if (rc == YDB_OK) ydb_free(data);
         break;
     case 8:
+        if (pick(8) == 0) {   /* ydb_free refuses any handle, live, stale or made up */
+            void *handle = any_handle((void **)transactions);
+            ydb_free(handle);
+            rc = handle == NULL ? YDB_OK : ydb_errcode();
+            if (handle != NULL && rc != YDB_MISUSE) undocumented++;
+            break;
+        }
         rc = ydb_txn_remove_object(HANDLE(ydb_txn, transactions), any_name(), any_name());
         break;
     case 9:

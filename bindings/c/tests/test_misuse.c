@@ -370,6 +370,19 @@ static void test_destructors_check_the_type(void) {
     CHECK(ydb_errcode() == YDB_MISUSE);
     ydb_mappings_free((ydb_mappings *)conn);
     CHECK(ydb_errcode() == YDB_MISUSE);
+    /* ydb_free is for buffers: a handle, live or freed, is refused. */
+    ydb_free(txn);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    ydb_free(db);
+    CHECK(ydb_errcode() == YDB_MISUSE);
+    {
+        ydb_mappings *m = NULL;
+        const char *group = "g";
+        CHECK_OK(ydb_mappings_new("v", &group, 1, &m));
+        ydb_mappings_free(m);
+        ydb_free(m);
+        CHECK(ydb_errcode() == YDB_MISUSE);
+    }
     /* The transaction is still whole: it commits, and the lock is free. */
     CHECK_OK(ydb_txn_set_object(txn, "c", "k", "v", 1, NULL, 0));
     CHECK_OK(ydb_txn_commit(txn));
