@@ -512,9 +512,12 @@ int ydb_txn_begin_read_write(ydb_connection *conn, ydb_txn **out_txn);
 /*
 ** ydb_txn_commit commits a read-write transaction and frees the handle --
 ** whatever the result: when the commit fails, its changes are rolled back
-** (nothing is half-applied) and the error is returned. Observers are called
-** before it returns. On a read transaction it returns YDB_MISUSE and
-** leaves the transaction (and handle) as they were.
+** (nothing is half-applied) and the error is returned. The commit's
+** observers have been called when it returns -- unless another thread is
+** delivering observer calls at that moment: that thread then calls them,
+** in snapshot order, possibly after this returns (see "Commit observers").
+** On a read transaction it returns YDB_MISUSE and leaves the transaction
+** (and handle) as they were.
 */
 int ydb_txn_commit(ydb_txn *txn);
 

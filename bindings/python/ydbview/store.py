@@ -560,7 +560,9 @@ class ReadWriteTransaction(ReadTransaction):
 
     def commit(self) -> None:
         """Commits (or, on failure, rolls back and raises). Observers run
-        before it returns; an observer's exception becomes a warning."""
+        before it returns, unless another thread is calling observers at
+        that moment: that thread calls them, in snapshot order. An
+        observer's exception becomes a warning."""
         status = lib.ydb_txn_commit(self._handle)
         if status != Status.MISUSE:
             # C freed the handle, whatever the result.
