@@ -314,13 +314,17 @@ func mallocStrings(_ rowKey: RowKey) throws -> (UnsafeMutablePointer<CChar>?, Un
 }
 
 /// A malloc'd copy of `data` for the caller to `ydb_free`; never NULL.
+/// When memory runs out the call fails (`YDB_ERROR`, "out of memory"),
+/// naming the size, instead of the process.
 func mallocCopy(_ data: [UInt8]) throws -> UnsafeMutableRawPointer {
-    guard let buffer = malloc(max(data.count, 1)) else {
-        throw YDBError(.error, "out of memory (\(data.count) bytes)")
+    try data.withUnsafeBytes { try mallocCopy($0) }
+}
+
+func mallocCopy(_ bytes: UnsafeRawBufferPointer) throws -> UnsafeMutableRawPointer {
+    guard let buffer = malloc(max(bytes.count, 1)) else {
+        throw YDBError(.error, "out of memory: cannot allocate \(bytes.count) bytes")
     }
-    data.withUnsafeBytes { source in
-        if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: source.count) }
-    }
+    if let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) }
     return buffer
 }
 

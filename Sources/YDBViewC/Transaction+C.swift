@@ -85,17 +85,20 @@ public func ydb_txn_is_read_write(_ handle: OpaquePointer?, _ outFlag: UnsafeMut
 // MARK: - Reading
 
 /// An owned copy of a row's object or metadata, or YDB_NOTFOUND.
+/// The object or metadata of a row, copied once, straight from SQLite's
+/// bytes into the caller's buffer (a large value is never held twice more).
 private func getBlob(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                      _ outData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-                     _ outSize: UnsafeMutablePointer<UInt>?, _ what: String,
-                     _ read: (ReadTransaction, String, String) throws -> [UInt8]?) -> Int32 {
-    answer(Out(outData, "out_\(what)"), Out(outSize, "out_size")) {
+                     _ outSize: UnsafeMutablePointer<UInt>?, _ part: RowPart) -> Int32 {
+    let what = part == .object ? "object" : "metadata"
+    return answer(Out(outData, "out_\(what)"), Out(outSize, "out_size")) {
         let txn = try usableTxn(handle)
         let collectionName = try string(collection, "collection")
         let keyName = try string(key, "key")
-        let blob = try found(try read(txn, collectionName, keyName),
-                             "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
-        return (try mallocCopy(blob), UInt(blob.count))
+        let copy = try txn.withValue(part, forKey: keyName, inCollection: collectionName) { bytes in
+            try bytes.map { (try mallocCopy($0), UInt($0.count)) }
+        }
+        return try found(copy, "no \(what) for key \"\(keyName)\" in collection \"\(collectionName)\"")
     }
 }
 
@@ -104,9 +107,7 @@ public func ydb_txn_get_object(_ handle: OpaquePointer?, _ collection: UnsafePoi
                                _ key: UnsafePointer<CChar>?,
                                _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
-    getBlob(handle, collection, key, outObject, outSize, "object") {
-        try $0.object(forKey: $2, inCollection: $1)
-    }
+    getBlob(handle, collection, key, outObject, outSize, .object)
 }
 
 @_cdecl("ydb_txn_get_metadata")
@@ -114,9 +115,7 @@ public func ydb_txn_get_metadata(_ handle: OpaquePointer?, _ collection: UnsafeP
                                  _ key: UnsafePointer<CChar>?,
                                  _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                  _ outSize: UnsafeMutablePointer<UInt>?) -> Int32 {
-    getBlob(handle, collection, key, outMetadata, outSize, "metadata") {
-        try $0.metadata(forKey: $2, inCollection: $1)
-    }
+    getBlob(handle, collection, key, outMetadata, outSize, .metadata)
 }
 
 @_cdecl("ydb_txn_get_row")

@@ -83,6 +83,20 @@ public class ReadTransaction: @unchecked Sendable {
         try row(forKey: key, inCollection: collection)?.metadata
     }
 
+    /// `body` with the row's object (or metadata) bytes as SQLite holds
+    /// them, valid only during `body`: for handing out a large value with
+    /// one copy instead of two. `body` gets nil when there is no such row
+    /// (or, for metadata, the row has none).
+    package func withValue<T>(_ part: RowPart, forKey key: String, inCollection collection: String,
+                              _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        try access {
+            try validateName(key, "key")
+            try validateName(collection, "collection")
+            guard storable(key, collection) else { return try body(nil) }
+            return try rows.withValue(part, forKey: key, inCollection: collection, body)
+        }
+    }
+
     /// Object and metadata of a row, or nil when there is no such row.
     public func row(forKey key: String, inCollection collection: String) throws -> (object: [UInt8], metadata: [UInt8]?)? {
         try access {

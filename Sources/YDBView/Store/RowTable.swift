@@ -5,6 +5,10 @@ import CSQLite
 /// transactions answer with, and all that view maintenance may see of the
 /// store. `RowTable` adds the writes, which only a read-write transaction
 /// makes. Neither validates names: the transactions do, before calling.
+
+/// Which part of a row a read lends (`ReadTransaction.withValue`).
+package enum RowPart { case object, metadata }
+
 struct RowReader {
     let handle: SQLiteHandle
 
@@ -30,6 +34,21 @@ struct RowReader {
         select.bind(2, key)
         guard try select.step() else { return nil }
         return (select.blob(0) ?? [], select.blob(1))
+    }
+
+    /// `body` with the bytes of one part of a row, as SQLite holds them
+    /// (valid only during `body`: no copy is made), or with nil when there
+    /// is no such row or (for metadata) it has none.
+    func withValue<T>(_ part: RowPart, forKey key: String, inCollection collection: String,
+                      _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        let select = try handle.statement(part == .object
+            ? "SELECT object FROM ydb_rows WHERE collection = ?1 AND key = ?2"
+            : "SELECT metadata FROM ydb_rows WHERE collection = ?1 AND key = ?2")
+        defer { select.reset() }
+        select.bind(1, collection)
+        select.bind(2, key)
+        guard try select.step() else { return try body(nil) }
+        return try select.withBlob(0, body)
     }
 
     func count(inCollection collection: String) throws -> Int {
