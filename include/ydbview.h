@@ -51,10 +51,19 @@
 **
 ** Blobs.  Objects and metadata are byte strings passed as (const void *,
 **   size_t), up to SQLite's blob limit (1e9 bytes unless SQLite was built
-**   otherwise; larger gives YDB_SQLITE). A NULL pointer with size 0 is the
+**   otherwise; larger gives YDB_TOOBIG). A NULL pointer with size 0 is the
 **   empty blob; a NULL pointer with a nonzero size is YDB_INVALID_ARGUMENT.
 **   Where metadata is optional, a NULL pointer means "no metadata", which is
 **   different from empty metadata (non-NULL pointer, size 0).
+**
+** Memory.  When memory runs out the call fails, not the process, wherever
+**   the library can tell beforehand: a value handed out is copied once,
+**   straight from SQLite into a buffer it checks (YDB_ERROR "out of memory"
+**   or YDB_SQLITE), and under an address-space limit (RLIMIT_AS, ulimit -v)
+**   a view's population is refused up front (YDB_ERROR) when it would not
+**   fit. An allocation that fails inside the Swift runtime itself stops
+**   the process, as in any Swift or Rust program; without such a limit
+**   Linux itself ends a process that exhausts memory.
 **
 ** Callbacks.  A callback is a function pointer plus a `void *ctx` passed
 **   back to it as its first argument. Enumeration callbacks return 0 to go
@@ -281,7 +290,7 @@ typedef struct ydb_notification_list ydb_notification_list;
 ** database is not supported yet.)
 **
 ** A path that cannot be opened (a missing directory, no permission, a
-** directory) fails with YDB_ERROR and a message naming the path and the
+** directory) fails with YDB_CANTOPEN and a message naming the path and the
 ** system's reason, e.g. "cannot open database /x/y.db: No such file or
 ** directory"; a file SQLite cannot use fails with YDB_SQLITE or
 ** YDB_CORRUPT.
@@ -341,6 +350,25 @@ int ydb_database_snapshot(ydb_database *db, uint64_t *out_snapshot);
 */
 int ydb_database_set_max_commits_behind(ydb_database *db, uint64_t commits);
 int ydb_database_max_commits_behind(ydb_database *db, uint64_t *out_commits);
+
+/*
+** The write timeout: how long beginning a read-write transaction waits for
+** another one (on any connection of the database) to commit or roll back
+** before it gives YDB_BUSY, "database is locked: waited 5 s ..." naming the
+** wait -- so a transaction forgotten open fails other writers clearly
+** instead of blocking them forever (as SQLite's busy timeout, 5 s in
+** Python's sqlite3). In milliseconds; negative: no limit; 0: do not wait.
+**
+** ydb_database_set_default_write_timeout sets the timeout new connections
+** start with, which ydb_view_register and ydb_view_unregister wait for the
+** write lock too (default 5000; connections already open keep theirs).
+** ydb_connection_set_write_timeout sets one connection's. The getters store
+** the timeout in *out_timeout_ms (-1: no limit). A background registration
+** (ydb_view_register_async) waits as long as it takes, but stops when
+** cancelled or when the database closes.
+*/
+int ydb_database_set_default_write_timeout(ydb_database *db, int64_t timeout_ms);
+int ydb_database_default_write_timeout(ydb_database *db, int64_t *out_timeout_ms);
 
 /* ---------------------------------------------------------------------------
 ** Commit observers
@@ -429,6 +457,10 @@ int ydb_connection_snapshot(ydb_connection *conn, uint64_t *out_snapshot);
 int ydb_connection_set_row_cache_limit(ydb_connection *conn, size_t limit);
 int ydb_connection_row_cache_limit(ydb_connection *conn, size_t *out_limit);
 
+/* A connection's write timeout (see ydb_database_set_default_write_timeout). */
+int ydb_connection_set_write_timeout(ydb_connection *conn, int64_t timeout_ms);
+int ydb_connection_write_timeout(ydb_connection *conn, int64_t *out_timeout_ms);
+
 /* ---------------------------------------------------------------------------
 ** Long-lived read transactions
 **
@@ -496,16 +528,21 @@ int ydb_txn_begin_read(ydb_connection *conn, ydb_txn **out_txn);
 
 /*
 ** ydb_txn_begin_read_write begins a read-write transaction on `conn`, waiting
-** while another connection writes. *out_txn is owned by the caller: finish
-** it with ydb_txn_commit() or ydb_txn_rollback(). On failure it is NULL.
-** A connection in a long-lived read transaction gives YDB_MISUSE.
+** while another connection writes, at most the connection's write timeout
+** (5 s unless set: then YDB_BUSY, "database is locked", naming the wait;
+** see ydb_connection_set_write_timeout). *out_txn is owned by the caller:
+** finish it with ydb_txn_commit() or ydb_txn_rollback(). On failure it is
+** NULL. A connection in a long-lived read transaction gives YDB_MISUSE.
 **
 ** One writer per thread: the thread that began the open read-write
 ** transaction (on any connection of the database) gets YDB_MISUSE, not a
 ** wait, when it begins another -- directly, or from inside any callback
 ** (enumeration, view, observer) -- until that transaction is committed or
 ** rolled back, on whatever thread. It would wait for itself forever.
-** Other threads wait as usual.
+** Other threads wait as usual. While a thread waits here the connection is
+** taken: another thread beginning a transaction on it gets YDB_MISUSE at
+** once rather than waiting behind it (closing it is allowed: the waiting
+** call then gives YDB_CLOSED).
 */
 int ydb_txn_begin_read_write(ydb_connection *conn, ydb_txn **out_txn);
 
@@ -1244,8 +1281,10 @@ int ydb_registration_cancel(ydb_registration *registration);
 ** ydb_registration_wait waits until the registration finished and its done
 ** callback returned, at most timeout_ms milliseconds (negative: no limit;
 ** 0: just look), and stores 1 in *out_finished when it has, else 0. From the
-** registration's own callbacks it gives YDB_MISUSE (it would wait for
-** itself).
+** registration's own callbacks, or on a thread that holds a read-write
+** transaction of the database while the registration runs (it needs the
+** write lock to finish), it gives YDB_MISUSE: it would wait for itself.
+** Just looking (0) is always allowed.
 */
 int ydb_registration_wait(ydb_registration *registration, int64_t timeout_ms,
                           int *out_finished);
@@ -1705,9 +1744,15 @@ int ydb_mappings_consolidated_group_name(ydb_mappings *mappings,
 /*
 ** ydb_mappings_update caches the view's groups and counts as of `txn` and
 ** moves the mappings to its snapshot. A view not registered at that
-** snapshot reads as empty.
+** snapshot gives YDB_NOTFOUND naming it (a misspelt name is an error, not
+** an empty table) and leaves the mappings as they were -- unless
+** ydb_mappings_set_allows_unregistered_view(mappings, 1) was called: then
+** it reads as empty, for mappings made before their view is registered
+** (the registration's changeset inserts every row).
 */
 int ydb_mappings_update(ydb_mappings *mappings, ydb_txn *txn);
+int ydb_mappings_set_allows_unregistered_view(ydb_mappings *mappings, int allows);
+int ydb_mappings_allows_unregistered_view(ydb_mappings *mappings, int *out_flag);
 
 /* ydb_mappings_snapshot_of_last_update stores the snapshot of the last
 ** update or changeset; never updated gives YDB_NOTFOUND with 0. */

@@ -68,3 +68,24 @@ public func ydb_connection_is_in_long_lived_read(_ handle: OpaquePointer?,
                                                  _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
     answer(outFlag, "out_flag") { try usableConnection(handle).isInLongLivedReadTransaction ? 1 : 0 }
 }
+
+/// A C timeout in milliseconds (negative: no limit) as the engine's.
+func timeout(fromMilliseconds milliseconds: Int64) -> Duration? {
+    milliseconds < 0 ? nil : .milliseconds(milliseconds)
+}
+
+/// The engine's timeout in C milliseconds: -1 for no limit, saturated.
+func milliseconds(of timeout: Duration?) -> Int64 {
+    timeout.map { Int64(saturatingMilliseconds($0)) } ?? -1
+}
+
+@_cdecl("ydb_connection_set_write_timeout")
+public func ydb_connection_set_write_timeout(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int64) -> Int32 {
+    run { try usableConnection(handle).writeTimeout = timeout(fromMilliseconds: timeoutMilliseconds) }
+}
+
+@_cdecl("ydb_connection_write_timeout")
+public func ydb_connection_write_timeout(_ handle: OpaquePointer?,
+                                         _ outMilliseconds: UnsafeMutablePointer<Int64>?) -> Int32 {
+    answer(outMilliseconds, "out_timeout_ms") { milliseconds(of: try usableConnection(handle).writeTimeout) }
+}

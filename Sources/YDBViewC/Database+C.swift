@@ -98,6 +98,22 @@ public func ydb_database_max_commits_behind(_ handle: OpaquePointer?,
     answer(outCommits, "out_commits") { try lookup(handle, DatabaseBox.self, "database").database.maxCommitsBehind }
 }
 
+@_cdecl("ydb_database_set_default_write_timeout")
+public func ydb_database_set_default_write_timeout(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int64) -> Int32 {
+    run {
+        try lookup(handle, DatabaseBox.self, "database").database.defaultWriteTimeout =
+            timeout(fromMilliseconds: timeoutMilliseconds)
+    }
+}
+
+@_cdecl("ydb_database_default_write_timeout")
+public func ydb_database_default_write_timeout(_ handle: OpaquePointer?,
+                                               _ outMilliseconds: UnsafeMutablePointer<Int64>?) -> Int32 {
+    answer(outMilliseconds, "out_timeout_ms") {
+        milliseconds(of: try lookup(handle, DatabaseBox.self, "database").database.defaultWriteTimeout)
+    }
+}
+
 @_cdecl("ydb_database_add_commit_observer")
 public func ydb_database_add_commit_observer(_ handle: OpaquePointer?,
                                              _ callback: CObserver?,

@@ -258,6 +258,17 @@ public func ydb_mappings_is_dynamic_section_for_all_groups(_ handle: OpaquePoint
     answer(outFlag, "out_flag") { try withMappings(handle) { $1.isDynamicSectionForAllGroups } ? 1 : 0 }
 }
 
+@_cdecl("ydb_mappings_set_allows_unregistered_view")
+public func ydb_mappings_set_allows_unregistered_view(_ handle: OpaquePointer?, _ allows: Int32) -> Int32 {
+    run { try withMappings(handle) { $1.allowsUnregisteredView = allows != 0 } }
+}
+
+@_cdecl("ydb_mappings_allows_unregistered_view")
+public func ydb_mappings_allows_unregistered_view(_ handle: OpaquePointer?,
+                                                  _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
+    answer(outFlag, "out_flag") { try withMappings(handle) { $1.allowsUnregisteredView } ? 1 : 0 }
+}
+
 private func pin(_ value: Int32) throws -> RangePin {
     switch value {
     case 0: return .beginning
@@ -668,8 +679,7 @@ private func location(_ box: MappingsBox, _ section: UInt, _ row: UInt) throws -
 
 /// The mappings' view in transaction `txnHandle`, or YDB_NOTFOUND.
 private func mappedView(_ txnHandle: OpaquePointer?, _ box: MappingsBox) throws -> ViewTransaction {
-    try found(usableTxn(txnHandle).view(box.mappings.viewName),
-              "no view named '\(box.mappings.viewName)' is registered")
+    try usableTxn(txnHandle).view(box.mappings.viewName)
 }
 
 @_cdecl("ydb_view_key_at_index_path")

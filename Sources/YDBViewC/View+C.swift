@@ -830,12 +830,7 @@ public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafeP
 /// Runs `body` on view `view` of transaction `handle`, refusing unknown views.
 func withView<T>(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                  _ body: (ViewTransaction) throws -> T) throws -> T {
-    let transaction = try usableTxn(handle)
-    let name = try string(view, "view name")
-    guard let viewTransaction = try transaction.view(name) else {
-        throw YDBError(.notFound, "no view named '\(name)' is registered")
-    }
-    return try body(viewTransaction)
+    try body(try usableTxn(handle).view(try string(view, "view name")))
 }
 
 func noRow(_ group: String, _ index: UInt) -> YDBError {
@@ -845,7 +840,7 @@ func noRow(_ group: String, _ index: UInt) -> YDBError {
 @_cdecl("ydb_view_is_registered")
 public func ydb_view_is_registered(_ handle: OpaquePointer?, _ view: UnsafePointer<CChar>?,
                                    _ outFlag: UnsafeMutablePointer<Int32>?) -> Int32 {
-    answer(outFlag, "out_flag") { try usableTxn(handle).view(try string(view, "view name")) == nil ? 0 : 1 }
+    answer(outFlag, "out_flag") { try usableTxn(handle).hasView(try string(view, "view name")) ? 1 : 0 }
 }
 
 @_cdecl("ydb_view_version_tag")

@@ -101,7 +101,7 @@ struct Demo {
         try reader.read { try mappings.update(with: $0) }
 
         var table = try currentTable()
-        let total = try reader.read { try $0.view("byRank")?.numberOfItemsInAllGroups() ?? 0 }
+        let total = try reader.read { try $0.view("byRank").numberOfItemsInAllGroups() }
         say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
             + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
         say("Rows are numbered from 0 everywhere, as in a table view's index paths.")
@@ -226,8 +226,7 @@ struct Demo {
 
     func book(at index: Int, inGroup group: String) throws -> (String, Book)? {
         try writer.read { transaction in
-            guard let view = try transaction.view("byRank"),
-                  let row = try view.row(at: index, inGroup: group) else { return nil }
+            guard let row = try transaction.view("byRank").row(at: index, inGroup: group) else { return nil }
             return Book(row.object).map { (row.key.key, $0) }
         }
     }
@@ -239,7 +238,7 @@ struct Demo {
     /// the scores of the books that will be its neighbours.
     func score(forRow row: Int, inGroup group: String, moving: String? = nil) throws -> Double {
         let scores: [Double] = try writer.read { transaction in
-            guard let view = try transaction.view("byRank") else { return [] }
+            let view = try transaction.view("byRank")
             var found: [Double] = []
             try view.enumerateRows(inGroup: group, range: 0..<min(row + 2, try view.numberOfItems(inGroup: group))) {
                 key, object, _, _, _ in
@@ -321,7 +320,7 @@ struct Demo {
 
     func currentTable() throws -> Table {
         try reader.read { transaction in
-            guard let view = try transaction.view("byRank") else { throw ReplayError(description: "no view") }
+            let view = try transaction.view("byRank")
             var table = Table(groups: [], rows: [], titles: [:])
             for section in 0..<mappings.numberOfSections {
                 table.groups.append(mappings.group(forSection: section) ?? "?")

@@ -55,7 +55,7 @@ final class ConcurrencyTests: XCTestCase {
         let found = problems(database, read: { reader, connection, report in
             try connection.read { t in
                 let rows = try t.count(inCollection: "items")
-                let shown = try t.view("v")!.numberOfItemsInAllGroups()
+                let shown = try t.view("v").numberOfItemsInAllGroups()
                 if rows != shown || t.snapshot < lastSnapshots.value[reader] {
                     report("rows \(rows) view \(shown)")
                 }
@@ -99,7 +99,7 @@ final class ConcurrencyTests: XCTestCase {
         let found = problems(database, minimumReads: 50, read: { reader, connection, report in
             if reader == 2 { try connection.beginLongLivedReadTransaction() }
             try connection.read { t in
-                let view = try t.view("v")!
+                let view = try t.view("v")
                 let ranged = try view.rows(inGroup: "g", range: 0 ..< 8).map(\.metadata)
                 let single = try (0 ..< 8).map { try view.row(at: $0, inGroup: "g")?.metadata }
                 // What SQLite holds at this snapshot, read past the cache.

@@ -33,7 +33,7 @@ final class DurabilityTests: XCTestCase {
         try commitUpdates(4000, on: writer) { index in
             let skipped = try reader.beginLongLivedReadTransaction()
             XCTAssertEqual(skipped.count, 1)
-            try reader.read { t in XCTAssertEqual(try t.view("v")?.numberOfItems(inGroup: "g"), min(index + 1, 50)) }
+            try reader.read { t in XCTAssertEqual(try t.view("v").numberOfItems(inGroup: "g"), min(index + 1, 50)) }
             largest = max(largest, walBytes)
         }
         // Without the catch-up checkpoint the log grows by every commit
@@ -136,7 +136,7 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(reader.snapshot, database.snapshot)
         try reader.read { t in
             XCTAssertEqual(t.snapshot, database.snapshot)
-            XCTAssertEqual(try t.view("v")?.numberOfItems(inGroup: "g"), 50)
+            XCTAssertEqual(try t.view("v").numberOfItems(inGroup: "g"), 50)
         }
         try commitUpdates(1, on: writer)
         XCTAssertEqual(try reader.beginLongLivedReadTransaction().count, 1)

@@ -85,14 +85,14 @@ final class EngineRandomTests: XCTestCase {
                         XCTAssertEqual(replay(log), contentsArrays(log.after), context)
                     }
                 }
-                final = try connection.read { try $0.view("v")!.dump() }
+                final = try connection.read { try $0.view("v").dump() }
                 database.close()
             }
             let counter = CallCounter()
             let reopened = try Database(path: path)
             try reopened.registerView(rankView(counter: counter, keyed: keyed), name: "v")
             XCTAssertEqual(counter.grouping + counter.sorting, 0)
-            XCTAssertEqual(try reopened.newConnection().read { try $0.view("v")!.dump() }, final, "seed \(seed)")
+            XCTAssertEqual(try reopened.newConnection().read { try $0.view("v").dump() }, final, "seed \(seed)")
             reopened.close()
         }
     }
@@ -110,7 +110,7 @@ final class EngineRandomTests: XCTestCase {
             let sorted = expected.mapValues { rows in
                 rows.sorted { ($0.rank, $0.key, $0.collection) < ($1.rank, $1.key, $1.collection) }.map(\.key)
             }
-            XCTAssertEqual(try t.view("v")!.dump(), sorted, context)
+            XCTAssertEqual(try t.view("v").dump(), sorted, context)
         }
     }
 

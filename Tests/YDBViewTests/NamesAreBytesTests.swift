@@ -41,7 +41,8 @@ final class NamesAreBytesTests: XCTestCase {
     func contents(_ connection: Connection, view: String = "v") throws -> [[UInt8]: [[UInt8]]] {
         try connection.read { t in
             var result: [[UInt8]: [[UInt8]]] = [:]
-            guard let view = try t.view(view) else { return result }
+            guard try t.hasView(view) else { return result }
+            let view = try t.view(view)
             for group in try view.allGroups() {
                 var keys: [[UInt8]] = []
                 try view.enumerateKeys(inGroup: group) { key, _, _ in keys.append(Array(key.key.utf8)) }

@@ -38,7 +38,7 @@ final class PopulationStorageTests: FileDatabaseTestCase {
             let database = try Database(path: path)
             try database.newConnection().readWrite { try Self.write301Rows($0) }
             XCTAssertEqual(try database.registerView(view(counter), name: "v"), .built)
-            before = try database.newConnection().read { try $0.view("v")!.dump() }
+            before = try database.newConnection().read { try $0.view("v").dump() }
             XCTAssertEqual(before.count, 4)
             XCTAssertEqual(before.values.reduce(0) { $0 + $1.count }, 301)
             database.close()
@@ -48,12 +48,12 @@ final class PopulationStorageTests: FileDatabaseTestCase {
         defer { database.close() }
         XCTAssertEqual(try database.registerView(view(counter), name: "v"), .loaded)
         XCTAssertEqual(counter.sorting, 0)
-        XCTAssertEqual(try database.newConnection().read { try $0.view("v")!.dump() }, before)
+        XCTAssertEqual(try database.newConnection().read { try $0.view("v").dump() }, before)
         // The keys read back place a new row among them, short and long alike.
         try database.newConnection().readWrite { t in
             try t.setObject(Item.encode(group: nil, rank: 35), forKey: "k", inCollection: "c", metadata: nil)
         }
-        let after = try database.newConnection().read { try $0.view("v")!.dump() }
+        let after = try database.newConnection().read { try $0.view("v").dump() }
         let long = String(repeating: "long group name ", count: 4)   // rank 35: group 35 % 4
         var expected = before[long]!
         // Its key starts with 35 / 7 = 5: after every row whose key starts
@@ -80,7 +80,7 @@ final class PopulationStorageTests: FileDatabaseTestCase {
                 for index in 0 ..< 301 where index % 5 != 0 { try t.removeObject(forKey: Self.rowKey(index), inCollection: "c") }
             }
             XCTAssertEqual(try database.registerView(view(counter), name: "v"), .built)
-            before = try database.newConnection().read { try $0.view("v")!.dump() }
+            before = try database.newConnection().read { try $0.view("v").dump() }
             XCTAssertEqual(before.values.reduce(0) { $0 + $1.count }, 61)
             for (_, keys) in before {
                 let expected = keys.sorted { a, b in
@@ -95,6 +95,6 @@ final class PopulationStorageTests: FileDatabaseTestCase {
         let database = try Database(path: path)
         defer { database.close() }
         XCTAssertEqual(try database.registerView(view(counter), name: "v"), .loaded)
-        XCTAssertEqual(try database.newConnection().read { try $0.view("v")!.dump() }, before)
+        XCTAssertEqual(try database.newConnection().read { try $0.view("v").dump() }, before)
     }
 }

@@ -39,7 +39,7 @@ final class RarePathTests: XCTestCase {
         XCTAssertGreaterThan(after.relabels, before.relabels, "no relabelling")
         let remaining = ranks.keys.sorted().dropFirst(360)
         let expected = remaining.sorted { (ranks[$0]!, $0) < (ranks[$1]!, $1) }
-        XCTAssertEqual(try connection.read { try $0.view("v")!.dump()["g"] }, Array(expected))
+        XCTAssertEqual(try connection.read { try $0.view("v").dump()["g"] }, Array(expected))
         #endif
     }
 }
@@ -77,11 +77,11 @@ final class GroupIDTests: XCTestCase {
         #if DEBUG
         XCTAssertGreaterThan(RarePaths.shared.current.groupRenumbers, before.groupRenumbers, "never renumbered")
         #endif
-        let dump = try connection.read { try $0.view("v")!.dump() }
+        let dump = try connection.read { try $0.view("v").dump() }
         XCTAssertEqual(dump["g"], (0 ..< 20).map { "k\($0)" })
         XCTAssertEqual(dump["late"], ["y"])
         XCTAssertEqual(dump.count, 2)
-        XCTAssertEqual(try connection.read { try $0.view("v")!.position(forKey: "k3", inCollection: "c")?.index }, 3)
+        XCTAssertEqual(try connection.read { try $0.view("v").position(forKey: "k3", inCollection: "c")?.index }, 3)
     }
 }
 

@@ -41,7 +41,7 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertEqual(changeset.rowChanges.first?.newIndexPath, TableIndexPath(section: 0, row: 0))
         XCTAssertEqual("\(changeset.rowChanges[0].newIndexPath!)", "[0, 0]")
         XCTAssertEqual(changeset.steps().map(\.description), ["insert row [0, 0] books/b1"])
-        let top = try ui.read { try $0.view("byRank")!.rowKey(at: TableIndexPath(section: 0, row: 0), mappings: mappings) }
+        let top = try ui.read { try $0.view("byRank").rowKey(at: TableIndexPath(section: 0, row: 0), mappings: mappings) }
         XCTAssertEqual(top, RowKey(collection: "books", key: "b1"))
     }
 }

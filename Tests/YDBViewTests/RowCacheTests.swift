@@ -52,10 +52,10 @@ final class RowCacheTests: XCTestCase {
                 let group = groups.randomElement(using: &random)!
                 let lower = Int.random(in: 0 ..< 12, using: &random)
                 let range = lower ..< lower + Int.random(in: 0 ..< 8, using: &random)
-                let expected = try referenceConnection.read { try read($0.view("v")!, group, range) }
+                let expected = try referenceConnection.read { try read($0.view("v"), group, range) }
                 // Twice: the second read is served from what the first kept.
                 for pass in 0 ..< 2 {
-                    let shown = try connection.read { try read($0.view("v")!, group, range) }
+                    let shown = try connection.read { try read($0.view("v"), group, range) }
                     for (way, (got, wanted)) in zip(shown, expected).enumerated() {
                         XCTAssertTrue(same(got, wanted), "\(context), pass \(pass), way \(way), \(group) \(range)")
                     }
@@ -92,7 +92,7 @@ final class RowCacheTests: XCTestCase {
                     let transaction = try writer.beginReadWriteTransaction()
                     try transaction.setObject(Item.encode(group: group, rank: rank), forKey: key,
                                               inCollection: collection, metadata: [9, 9])
-                    let own = try transaction.view("v")!.rows(inGroup: group, range: 0 ..< 30)
+                    let own = try transaction.view("v").rows(inGroup: group, range: 0 ..< 30)
                     XCTAssertTrue(own.contains { $0.key.key == key && $0.metadata == [9, 9] }, context)
                     transaction.rollback()
                 case 15, 16:   // the long-lived readers catch up together
@@ -137,21 +137,21 @@ final class RowCacheTests: XCTestCase {
                                 metadata: nil)
             }
         }
-        _ = try reader.read { try $0.view("v")!.rows(inGroup: "g", range: 0 ..< 10) }
+        _ = try reader.read { try $0.view("v").rows(inGroup: "g", range: 0 ..< 10) }
         XCTAssertEqual(reader.rowCache.count, 10)
         try writer.readWrite { try $0.replaceMetadata([1], forKey: "k3", inCollection: "items") }
         let shown = try reader.read { t -> Shown in
             XCTAssertEqual(reader.rowCache.count, 9, "the changed row is forgotten as the read begins")
-            return try t.view("v")!.rows(inGroup: "g", range: 0 ..< 10)
+            return try t.view("v").rows(inGroup: "g", range: 0 ..< 10)
         }
         XCTAssertEqual(shown[3].metadata, [1])
         XCTAssertEqual(reader.rowCache.count, 10)
         // The writer's own cache moves past its own commit the same way.
-        _ = try writer.read { try $0.view("v")!.rows(inGroup: "g", range: 0 ..< 10) }
+        _ = try writer.read { try $0.view("v").rows(inGroup: "g", range: 0 ..< 10) }
         try writer.readWrite { try $0.replaceMetadata([2], forKey: "k4", inCollection: "items") }
         XCTAssertEqual(writer.rowCache.count, 9)
         try writer.read { t in
-            XCTAssertEqual(try t.view("v")!.row(at: 4, inGroup: "g")?.metadata, [2])
+            XCTAssertEqual(try t.view("v").row(at: 4, inGroup: "g")?.metadata, [2])
             XCTAssertEqual(writer.rowCache.count, 10)
         }
         try writer.readWrite { try $0.removeAllObjects(inCollection: "other") }   // no row: no commit
@@ -160,9 +160,9 @@ final class RowCacheTests: XCTestCase {
         try reader.read { _ in XCTAssertEqual(reader.rowCache.count, 0, "an emptied collection empties the cache") }
         // A range longer than the limit bypasses the cache.
         reader.rowCacheLimit = 4
-        _ = try reader.read { try $0.view("v")!.rows(inGroup: "g", range: 0 ..< 10) }
+        _ = try reader.read { try $0.view("v").rows(inGroup: "g", range: 0 ..< 10) }
         XCTAssertEqual(reader.rowCache.count, 0)
-        _ = try reader.read { try $0.view("v")!.rows(inGroup: "g", range: 2 ..< 6) }
+        _ = try reader.read { try $0.view("v").rows(inGroup: "g", range: 2 ..< 6) }
         XCTAssertEqual(reader.rowCache.count, 4)
         reader.rowCacheLimit = 2
         XCTAssertEqual(reader.rowCache.count, 2, "lowering the limit drops what is over it")
@@ -175,7 +175,7 @@ final class RowCacheTests: XCTestCase {
         try writer.readWrite {
             try $0.setObject(Item.encode(group: "g", rank: 100), forKey: "big", inCollection: "items", metadata: large)
         }
-        let shownLarge = try reader.read { try $0.view("v")!.rows(inGroup: "g", range: 0 ..< 20) }
+        let shownLarge = try reader.read { try $0.view("v").rows(inGroup: "g", range: 0 ..< 20) }
         XCTAssertEqual(shownLarge.last?.metadata, large)
         XCTAssertEqual(reader.rowCache.count, shownLarge.count - 1)
     }

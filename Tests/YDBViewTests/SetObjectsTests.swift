@@ -109,7 +109,7 @@ final class SetObjectsTests: XCTestCase {
         func dump() throws -> [String: [String: [String]]] {
             try writer.read { t in
                 var result: [String: [String: [String]]] = [:]
-                for name in mappings.keys { result[name] = try t.view(name)!.dump() }
+                for name in mappings.keys { result[name] = try t.view(name).dump() }
                 return result
             }
         }
@@ -287,7 +287,7 @@ final class SetObjectsTests: XCTestCase {
         try a.writer.read { t in
             XCTAssertEqual(try t.object(forKey: "k2", inCollection: "c"), Item.encode(group: "b", rank: 1))
             XCTAssertEqual(try t.metadata(forKey: "k1", inCollection: "c"), [8])
-            XCTAssertEqual(try t.view("k")!.dump(), ["a": ["k1"], "b": ["k2"]])
+            XCTAssertEqual(try t.view("k").dump(), ["a": ["k1"], "b": ["k2"]])
         }
         XCTAssertEqual(try a.dump(), try b.dump())
         XCTAssertEqual(a.notifications.value.last?.changedRows, b.notifications.value.last?.changedRows)
@@ -320,7 +320,7 @@ final class SetObjectsTests: XCTestCase {
                                                     ("new2", good, [UInt8](repeating: 1, count: 5000))],
                                                    inCollection: "c") }, .tooBig)
             XCTAssertNil(try t.object(forKey: "new1", inCollection: "c"))
-            XCTAssertEqual(try t.view("v")!.dump(), ["a": ["old"]])
+            XCTAssertEqual(try t.view("v").dump(), ["a": ["old"]])
             try t.setObject(good, forKey: "after", inCollection: "c", metadata: nil)
         }
         // A NUL in a key or the collection: refused with nothing written (the
@@ -337,7 +337,7 @@ final class SetObjectsTests: XCTestCase {
             XCTAssertNil(try t.object(forKey: "new1", inCollection: "c"))
             XCTAssertEqual(try t.object(forKey: "old", inCollection: "c"), Item.encode(group: "a", rank: 1))
             XCTAssertEqual(try t.count(inCollection: "c"), 2)
-            XCTAssertEqual(try t.view("v")!.dump(), ["a": ["old", "after"]])
+            XCTAssertEqual(try t.view("v").dump(), ["a": ["old", "after"]])
         }
     }
 

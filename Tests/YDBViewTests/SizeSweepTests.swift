@@ -192,7 +192,7 @@ final class SizeSweepTests: XCTestCase {
             let expected = rows.mapValues { $0.sorted { ($0.rank, $0.key) < ($1.rank, $1.key) }.map(\.key) }
             try reader.read { t in
                 for form in size.forms {
-                    XCTAssertEqual(try t.view(form.rawValue)!.dump(), expected, "\(context): the \(form) view")
+                    XCTAssertEqual(try t.view(form.rawValue).dump(), expected, "\(context): the \(form) view")
                 }
             }
         }

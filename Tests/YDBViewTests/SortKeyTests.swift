@@ -142,7 +142,7 @@ final class SortKeyTests: XCTestCase {
         }
         try connection.read { t in
             var ranks: [Int] = []
-            try t.view("v")!.enumerateRows(inGroup: "g") { _, object, _, _, _ in ranks.append(Item.rank(object)) }
+            try t.view("v").enumerateRows(inGroup: "g") { _, object, _, _, _ in ranks.append(Item.rank(object)) }
             XCTAssertEqual(ranks, ranks.sorted())
             XCTAssertEqual(ranks.count, 60)
         }
@@ -169,7 +169,7 @@ final class SortKeyTests: XCTestCase {
         try database.newConnection().readWrite { t in
             try t.setObject(Item.encode(group: "g", rank: 5), forKey: "new", inCollection: "c", metadata: nil)
         }
-        let keys = try database.newConnection().read { try $0.view("v")!.dump()["g"]! }
+        let keys = try database.newConnection().read { try $0.view("v").dump()["g"]! }
         XCTAssertEqual(keys, ["k9", "k8", "k7", "k6", "k5", "new", "k4", "k3", "k2", "k1", "k0"])
     }
 }

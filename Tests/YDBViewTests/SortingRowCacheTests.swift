@@ -54,7 +54,7 @@ final class SortingRowCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(bytes, SortingRowCache.budget)
         XCTAssertLessThanOrEqual(count, SortingRowCache.budget / 300_000)
         try connection.read { t in
-            let keys = try t.view("v")!.dump()["a"]!
+            let keys = try t.view("v").dump()["a"]!
             XCTAssertEqual(keys.count, 40)
         }
     }

@@ -54,7 +54,7 @@ final class TransactionCallbackTests: XCTestCase {
     }
 
     private func groups(_ connection: Connection, _ view: String = "byAuthor") throws -> [String: [String]] {
-        try connection.read { try $0.view(view)!.dump() }
+        try connection.read { try $0.view(view).dump() }
     }
 
     func testGroupingReadsRowsWrittenEarlierInTheSameTransaction() throws {
@@ -74,7 +74,7 @@ final class TransactionCallbackTests: XCTestCase {
             try setAuthor(t, "hugo", "fr")
             try setBook(t, "miserables", by: "hugo")
             // The transaction's own view already has it.
-            XCTAssertEqual(try t.view("byAuthor")!.group(forKey: "miserables", inCollection: "books"), "fr")
+            XCTAssertEqual(try t.view("byAuthor").group(forKey: "miserables", inCollection: "books"), "fr")
             try setBook(t, "orphan", by: "nobody")   // no such author: left out
         }
         XCTAssertEqual(try groups(connection), ["ru": ["war"], "fr": ["miserables"]])
@@ -123,14 +123,14 @@ final class TransactionCallbackTests: XCTestCase {
                 let rank = Item.rank(try Self.author(transaction, of: row))
                 return rank < 2 ? .ascending : rank == 2 ? .same : .descending
             }
-            XCTAssertEqual(try t.view("byAuthor")!.find(inGroup: "fr", using: rankTwo), 1 ..< 3)
+            XCTAssertEqual(try t.view("byAuthor").find(inGroup: "fr", using: rankTwo), 1 ..< 3)
         }
         // A find may also read views (they are not being updated).
         try connection.read { t in
             let sizeOfGroup = ViewFind(flavour: .key) { transaction, _ in
-                try transaction.view("byAuthor")!.numberOfItems(inGroup: "fr") == 3 ? .same : .descending
+                try transaction.view("byAuthor").numberOfItems(inGroup: "fr") == 3 ? .same : .descending
             }
-            XCTAssertEqual(try t.view("byAuthor")!.find(inGroup: "fr", using: sizeOfGroup), 0 ..< 3)
+            XCTAssertEqual(try t.view("byAuthor").find(inGroup: "fr", using: sizeOfGroup), 0 ..< 3)
         }
     }
 

@@ -35,7 +35,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
     }
 
     func keys(_ database: Database) throws -> [String] {
-        try database.newConnection().read { try $0.view("v")?.dump()["g"] ?? [] }
+        try database.newConnection().read { try $0.view("v").dump()["g"] ?? [] }
     }
 
     /// Opens the database with `rankView()` registered as "v", runs `body`,
@@ -219,14 +219,14 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
                     outcomes.append(try copyRecovers(database, connection, keyed: keyed, name: "copy\(seed)-\(step)"))
                 }
                 if Int.random(in: 0 ..< 40, using: &rng) == 0 {
-                    let shown = try connection.read { try $0.view("v")!.dump() }
+                    let shown = try connection.read { try $0.view("v").dump() }
                     connection.close()
                     database.close()
                     database = try openWatched(path)
                     XCTAssertEqual(try database.registerView(rankView(keyed: keyed), name: "v"), .loaded,
                                    "seed \(seed), step \(step)")
                     connection = try database.newConnection()
-                    XCTAssertEqual(try connection.read { try $0.view("v")!.dump() }, shown, "seed \(seed), step \(step)")
+                    XCTAssertEqual(try connection.read { try $0.view("v").dump() }, shown, "seed \(seed), step \(step)")
                 }
             }
             XCTAssertGreaterThan(copies, 3)
@@ -250,13 +250,13 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
             }
-            return (try t.view("v")!.dump(), t.state.views[Name("v")]!.unstored.owesWrites)
+            return (try t.view("v").dump(), t.state.views[Name("v")]!.unstored.owesWrites)
         }
         let reopened = try Database(path: copy)
         defer { reopened.close() }
         let outcome = try reopened.registerView(rankView(keyed: keyed), name: "v")
         XCTAssertEqual(outcome, waiting ? .rebuiltBecauseStale : .loaded, name)
-        XCTAssertEqual(try reopened.newConnection().read { try $0.view("v")!.dump() }, shown, name)
+        XCTAssertEqual(try reopened.newConnection().read { try $0.view("v").dump() }, shown, name)
         return outcome
     }
 }

@@ -21,7 +21,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
     }
 
     func dump(_ name: String = "v") throws -> [String: [String]] {
-        try connection.read { try $0.view(name)!.dump() }
+        try connection.read { try $0.view(name).dump() }
     }
 
     func lastLog(_ name: String = "v") -> ViewCommitLog? { lastNotification?.viewLog(named: name) }
@@ -38,7 +38,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         try database.registerView(rankView(collections: ["items"]), name: "v")
         XCTAssertEqual(try dump(), ["g1": ["b", "a"], "g2": ["c"]])
         try connection.read { t in
-            let view = try t.view("v")!
+            let view = try t.view("v")
             XCTAssertEqual(try view.numberOfGroups(), 2)
             XCTAssertEqual(try view.numberOfItemsInAllGroups(), 3)
             XCTAssertEqual(try view.position(forKey: "a", inCollection: "items")?.index, 1)
@@ -148,7 +148,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
                                     forKey: "k\(index)", inCollection: "items", metadata: nil)
                 }
             }
-            expected = try connection.read { try $0.view("v")!.dump() }
+            expected = try connection.read { try $0.view("v").dump() }
             database.close()
         }
         let counter = CallCounter()
@@ -157,10 +157,10 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         try reopened.registerView(rankView(counter: counter), name: "v")
         XCTAssertEqual(counter.grouping + counter.sorting, 0, "same tag must not repopulate")
         let connection = try reopened.newConnection()
-        XCTAssertEqual(try connection.read { try $0.view("v")!.dump() }, expected)
+        XCTAssertEqual(try connection.read { try $0.view("v").dump() }, expected)
         // The loaded view keeps working.
         try connection.readWrite { try $0.setObject(Item.encode(group: "g0", rank: -1), forKey: "first", inCollection: "items", metadata: nil) }
-        XCTAssertEqual(try connection.read { try $0.view("v")!.rowKey(at: 0, inGroup: "g0")?.key }, "first")
+        XCTAssertEqual(try connection.read { try $0.view("v").rowKey(at: 0, inGroup: "g0")?.key }, "first")
         // A new tag repopulates.
         counter.grouping = 0
         try reopened.registerView(rankView(counter: counter, tag: "2"), name: "v")
@@ -180,7 +180,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         XCTAssertEqual(try dump("keysDescending"), ["all": ["c", "b", "a"]])
         XCTAssertEqual(database.registeredViewNames, ["keysDescending", "memory"])
         try database.unregisterView(name: "keysDescending")
-        XCTAssertNil(try connection.read { try $0.view("keysDescending") })
+        XCTAssertFalse(try connection.read { try $0.hasView("keysDescending") })
     }
 
     func testFindAndEnumerationWithRangesAndReverse() throws {
@@ -192,7 +192,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
             }
         }
         try connection.read { t in
-            let view = try t.view("v")!
+            let view = try t.view("v")
             let find = ViewFind(flavour: .object) { row in
                 let rank = Item.rank(row.object)
                 return rank < 3 ? .ascending : rank > 4 ? .descending : .same
@@ -218,16 +218,16 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         try set("a", "g", 1)
         let reader = try database.newConnection()
         try reader.beginLongLivedReadTransaction()
-        let before = try reader.read { try $0.view("v")!.dump() }
+        let before = try reader.read { try $0.view("v").dump() }
         for index in 0 ..< 50 { try set("n\(index)", "g", index) }
         try connection.readWrite { try $0.removeObject(forKey: "a", inCollection: "items") }
-        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, before)
+        XCTAssertEqual(try reader.read { try $0.view("v").dump() }, before)
         let skipped = try reader.beginLongLivedReadTransaction()
         XCTAssertEqual(skipped.count, 51)
         XCTAssertTrue(skipped.hasChanges(forView: "v"))
         XCTAssertTrue(skipped.hasChanges(forGroup: "g", inView: "v"))
         XCTAssertFalse(skipped.hasChanges(forGroup: "other", inView: "v"))
-        XCTAssertEqual(try reader.read { try $0.view("v")!.numberOfItems(inGroup: "g") }, 50)
+        XCTAssertEqual(try reader.read { try $0.view("v").numberOfItems(inGroup: "g") }, 50)
     }
 
     func testFailingCallbackRollsBackEverything() throws {
@@ -251,7 +251,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         try database.unregisterView(name: "v")
         try set("bad", "g", 13, collection: "later")
         XCTAssertThrowsError(try database.registerView(failing, name: "w"))
-        XCTAssertNil(try connection.read { try $0.view("w") })
+        XCTAssertFalse(try connection.read { try $0.hasView("w") })
     }
 
     /// A comparator that throws while an update moves a row poisons the
@@ -282,7 +282,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         XCTAssertThrowsError(try t.setObject(Item.encode(group: "g", rank: 20), forKey: "k3",
                                              inCollection: "items", metadata: nil))
         allowed.mutate { $0 = nil }
-        let view = try t.view("v")!
+        let view = try t.view("v")
         XCTAssertNil(try view.position(forKey: "k3", inCollection: "items"))
         XCTAssertEqual(try view.numberOfItemsInAllGroups(), 39)
         XCTAssertEqual(try view.numberOfItems(inGroup: "g"), 39)
@@ -301,7 +301,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         }
         XCTAssertEqual(try dump(), ["g": ["k4", "k3", "k2", "k1", "k0"]])
         XCTAssertEqual(lastLog()?.entries.first, .reset)
-        XCTAssertEqual(try connection.read { try $0.view("v")!.versionTag }, "2")
+        XCTAssertEqual(try connection.read { try $0.view("v").versionTag }, "2")
     }
 
     func testInconsistentComparatorNeverCrashes() throws {
@@ -316,7 +316,7 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         for index in stride(from: 0, to: 300, by: 3) {
             try connection.readWrite { try $0.touchObject(forKey: "k\(index)", inCollection: "items") }
         }
-        XCTAssertEqual(try connection.read { try $0.view("v")!.numberOfItems(inGroup: "g") }, 300)
+        XCTAssertEqual(try connection.read { try $0.view("v").numberOfItems(inGroup: "g") }, 300)
     }
 
     func testRegisterAndUnregisterWhileAReaderHoldsASnapshot() throws {
@@ -324,14 +324,14 @@ final class ViewTests: XCTestCase, @unchecked Sendable {
         let reader = try database.newConnection()
         try reader.beginLongLivedReadTransaction()
         try database.registerView(rankView(), name: "v")
-        XCTAssertNil(try reader.read { try $0.view("v") }, "a frozen reader does not see a later registration")
+        XCTAssertFalse(try reader.read { try $0.hasView("v") }, "a frozen reader does not see a later registration")
         let skipped = try reader.beginLongLivedReadTransaction()
         XCTAssertEqual(skipped.last?.viewLog(named: "v")?.entries.last, .insert(rowid: 1, group: "g", index: 0))
-        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]])
+        XCTAssertEqual(try reader.read { try $0.view("v").dump() }, ["g": ["a"]])
         try database.unregisterView(name: "v")
-        XCTAssertEqual(try reader.read { try $0.view("v")!.dump() }, ["g": ["a"]], "still there at its snapshot")
+        XCTAssertEqual(try reader.read { try $0.view("v").dump() }, ["g": ["a"]], "still there at its snapshot")
         try reader.beginLongLivedReadTransaction()
-        XCTAssertNil(try reader.read { try $0.view("v") })
+        XCTAssertFalse(try reader.read { try $0.hasView("v") })
     }
 }
 

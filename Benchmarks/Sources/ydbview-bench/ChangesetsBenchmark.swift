@@ -121,7 +121,7 @@ enum ChangesetsBenchmark {
         // Both sides must end up showing the same rows in the same order.
         let engineKeys = try reader.read { transaction -> [String] in
             var keys: [String] = []
-            try transaction.view(Data.viewName)!.enumerateKeys(inGroup: g0) { rowKey, _, _ in keys.append(rowKey.key) }
+            try transaction.view(Data.viewName).enumerateKeys(inGroup: g0) { rowKey, _, _ in keys.append(rowKey.key) }
             return keys
         }
         guard engineKeys == shown else { throw SQLiteFailure(description: "engine and baseline disagree on g0's order") }

@@ -94,7 +94,7 @@ enum ViewsBenchmark {
             try fixture.database.unregisterView(name: "keyed")
             try fixture.catchUp()
         }
-        result.groupSize = try fixture.writer.read { try $0.view(Data.viewName)!.numberOfItems(inGroup: "g0") }
+        result.groupSize = try fixture.writer.read { try $0.view(Data.viewName).numberOfItems(inGroup: "g0") }
 
         let g0 = Data.groupName(0)
         let plainInsert = try fixture.plain.prepare("INSERT INTO t (key, grp, rank, object) VALUES (?1, ?2, ?3, ?4)")
@@ -183,10 +183,10 @@ enum ViewsBenchmark {
     private static func lookups(_ fixture: Fixture, _ settings: Settings, _ result: inout ViewsResult) throws {
         log("  [\(count(fixture.n))] lookups")
         let g0 = Data.groupName(0)
-        let size = try fixture.writer.read { try $0.view(Data.viewName)!.numberOfItems(inGroup: g0) }
+        let size = try fixture.writer.read { try $0.view(Data.viewName).numberOfItems(inGroup: g0) }
         var sink = 0
         try fixture.writer.read { transaction in
-            let view = try transaction.view(Data.viewName)!
+            let view = try transaction.view(Data.viewName)
             for _ in 0 ..< settings.lookups {
                 let index = Int(fixture.random.next() % UInt64(size))
                 let start = now()
@@ -254,7 +254,7 @@ enum ViewsBenchmark {
             fixture.writer = try fixture.database.newConnection()
             result.reopen.append(seconds)
             result.reopenCalls.append(fixture.counters.total)
-            result.reopenCount = try fixture.writer.read { try $0.view(Data.viewName)!.numberOfItemsInAllGroups() }
+            result.reopenCount = try fixture.writer.read { try $0.view(Data.viewName).numberOfItemsInAllGroups() }
             guard result.reopenCount == fixture.rowCount else {
                 throw SQLiteFailure(description: "reopened view holds \(result.reopenCount) rows, expected \(fixture.rowCount)")
             }

@@ -100,6 +100,44 @@ final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
     }
 }
 
+/// A number for the calling thread that no other thread ever gets, not even
+/// after this one exits (a `pthread_t` is reused then, and a transaction
+/// may outlive the thread that began it). Kept in a thread-specific slot as
+/// the slot's pointer value itself: nothing to allocate or free.
+func currentThreadID() -> UInt {
+    if let stored = pthread_getspecific(threadIDKey) { return UInt(bitPattern: stored) }
+    let id = threadIDs.withLock { () -> UInt in
+        lastThreadID += 1
+        return lastThreadID
+    }
+    pthread_setspecific(threadIDKey, UnsafeRawPointer(bitPattern: id))
+    return id
+}
+
+private let threadIDKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
+private let threadIDs = Mutex()
+nonisolated(unsafe) private var lastThreadID: UInt = 0   // guarded by `threadIDs`
+
+/// Milliseconds on the monotonic clock (which no clock change moves).
+func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+}
+
+/// `duration` in whole milliseconds: negative is 0, and more than fits is `Int.max`.
+package func saturatingMilliseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0 else { return 0 }
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    let fraction = attoseconds / 1_000_000_000_000_000
+    return overflow || whole > Int64.max - fraction ? .max : Int(whole + fraction)
+}
+
 /// Runs `body` on a new detached thread; false when no thread could be made.
 func startThread(_ body: @escaping () -> Void) -> Bool {
     final class Work { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }

@@ -9,10 +9,14 @@
 extension Mappings {
     /// Caches the view's groups and counts as of `transaction` and moves the
     /// mappings to its snapshot. A view not registered at that snapshot
-    /// reads as empty. Dynamic groups' filter and sort that take the
-    /// transaction get a read-only handle of this one; when they throw, the
-    /// mappings are left as they were.
+    /// throws `.notFound` (the mappings are left as they were), unless
+    /// `allowsUnregisteredView`: then it reads as empty. Dynamic groups'
+    /// filter and sort that take the transaction get a read-only handle of
+    /// this one; when they throw, the mappings are left as they were.
     public func update(with transaction: ReadTransaction) throws {
+        if !allowsUnregisteredView, try !transaction.hasView(viewName) {
+            throw YDBError(.notFound, "no view named '\(viewName)' is registered")
+        }
         let contents = try transaction.viewContents(named: viewName)
         let groups = try groups(in: contents, reading: transaction)
         update(with: contents, snapshot: transaction.snapshot, groups: groups)

@@ -49,6 +49,12 @@ public final class Mappings {
     /// The registered name of the view these mappings read.
     public let viewName: String
     let groupSource: GroupSource
+    /// Whether `update(with: transaction)` accepts a view that is not
+    /// registered at the transaction's snapshot, showing it as empty
+    /// (mappings made before their view is registered: its registration's
+    /// changeset then inserts every row). False: such an update throws
+    /// `.notFound`, so a misspelt view name is an error, not an empty table.
+    public var allowsUnregisteredView = false
 
     // Configuration, as set (ranges and dependencies stored in view order).
     var dynamicSectionsForAllGroups = false

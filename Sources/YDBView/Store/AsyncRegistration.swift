@@ -48,6 +48,9 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// The name the view is being registered as.
     public let viewName: String
     let view: View
+    /// Its database's write gate: a thread holding it cannot wait for the
+    /// registration, which needs it to install (and store) the view.
+    private let writeGate: WriteGate
     // Used by the registration's thread only; let go once it finished.
     private var progressHandler: (@Sendable (ViewRegistrationProgress) -> Bool)?
     private var completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?
@@ -59,7 +62,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// Its install committed: it can no longer be cancelled.
     private var installed = false
     private var completionReturned = false
-    private var thread: pthread_t?
+    private var thread: UInt?
     private var continuations: [CheckedContinuation<ViewRegistrationOutcome, Error>] = []
     /// Signalled once the completion handler returned (and again by each waiter).
     private let finished = Semaphore(value: 0)
@@ -76,10 +79,11 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// Row changes of the commits since it began recording (see `PendingRegistrations`).
     var recorded: [(snapshot: UInt64, rows: [Int64: RowChangeKind])] = []
 
-    init(view: View, name: String, progress: (@Sendable (ViewRegistrationProgress) -> Bool)?,
+    init(view: View, name: String, writeGate: WriteGate, progress: (@Sendable (ViewRegistrationProgress) -> Bool)?,
          completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?) {
         self.view = view
         viewName = name
+        self.writeGate = writeGate
         progressHandler = progress
         self.completion = completion
     }
@@ -104,8 +108,9 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// Waits until the registration finished and its completion handler
     /// returned; returns how the view was built, or throws why it was not
     /// (`.cancelled`, `.callbackFailed`, `.closed`, ...). From the
-    /// registration's own callbacks it throws `.misuse` (it would wait for
-    /// itself).
+    /// registration's own callbacks, or on a thread holding a read-write
+    /// transaction of its database (the registration needs the write lock
+    /// to finish), it throws `.misuse`: it would wait for itself.
     @discardableResult
     public func wait() throws -> ViewRegistrationOutcome {
         _ = try waitUntilFinished(milliseconds: nil)
@@ -114,7 +119,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
 
     /// Waits at most `milliseconds` (0: just looks); true when the
     /// registration finished and its completion handler returned. Throws
-    /// only `.misuse` (from the registration's own callbacks).
+    /// only `.misuse`, as `wait()` does (a look, 0, is always allowed).
     public func wait(timeoutMilliseconds milliseconds: Int) throws -> Bool {
         try waitUntilFinished(milliseconds: max(0, milliseconds))
     }
@@ -122,6 +127,14 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     /// `wait(timeoutMilliseconds:)`; nil waits as long as it takes.
     package func waitUntilFinished(milliseconds: Int?) throws -> Bool {
         try refuseOwnThread()
+        if milliseconds == 0 {
+            guard finished.wait(milliseconds: 0) else { return false }
+            finished.signal()
+            return true
+        }
+        if writeGate.isHeldByCurrentThread && !isFinished {
+            throw YDBError(.misuse, "cannot wait for the registration of view '\(viewName)' while this thread holds a read-write transaction: the registration needs the write lock to finish (it would wait for itself)")
+        }
         if let milliseconds {
             guard finished.wait(milliseconds: min(milliseconds, 1 << 40)) else { return false }
         } else {
@@ -161,7 +174,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
 
     var runsOnCurrentThread: Bool {
         guard let thread = lock.withLock({ thread }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        return thread == currentThreadID()
     }
 
     private func refuseOwnThread() throws {
@@ -170,7 +183,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
         }
     }
 
-    func started() { lock.withLock { thread = pthread_self() } }
+    func started() { lock.withLock { thread = currentThreadID() } }
 
     /// Waits until the registration stopped using its database (`withDatabase`) or finished.
     func waitUntilDone(withDatabase: Bool) {
@@ -194,7 +207,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     func tick(_ done: Int) throws {
         try checkStop()
         guard let progressHandler else { return }
-        let now = Self.milliseconds()
+        let now = monotonicMilliseconds()
         guard done >= nextReport, done == 0 || now - lastReport >= 10 else { return }
         nextReport = done + max(1, total / 100)
         lastReport = now
@@ -205,12 +218,6 @@ public final class ViewRegistrationTask: @unchecked Sendable {
     }
 
     func countSlice() { catchUpSlices += 1 }
-
-    static func milliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
 
     /// Records the result, makes the last progress report (on success) and
     /// calls the completion handler, once.
@@ -392,7 +399,8 @@ extension Database {
         continuing progress: (@Sendable (ViewRegistrationProgress) -> Bool)?,
         completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?
     ) throws -> ViewRegistrationTask {
-        let task = ViewRegistrationTask(view: view, name: name, progress: progress, completion: completion)
+        let task = ViewRegistrationTask(view: view, name: name, writeGate: writeGate, progress: progress,
+                                        completion: completion)
         do {
             try validateName(name, "view name")
             try checkOpen()
@@ -418,8 +426,31 @@ extension Database {
     static let catchUpRounds = 32
     /// Rows placed again per catch-up slice under the write lock.
     static let sliceRows = 1000
-    /// Rows of a persistent view stored per write transaction after its install.
-    static let storeChunk = 20_000
+    /// The longest a write transaction that stores a persistent view's rows
+    /// after its install runs. It ends sooner, after the batch (256 rows,
+    /// about a millisecond) during which another writer began to wait for
+    /// the write lock: that writer waits no longer than a batch.
+    static let storeMilliseconds: Int64 = 100
+
+    /// A read-write transaction on the registration's own connection: it
+    /// waits for the write lock as long as it takes (a registration must not
+    /// fail because another write is long), but in short waits between
+    /// which it stops when asked to (`cancel()`, a later registration, the
+    /// database closing), so a transaction forgotten open elsewhere never
+    /// keeps it from finishing as cancelled.
+    /// Once installed (`evenInstalled`) it can no longer be cancelled: then
+    /// it stops when the database closes.
+    private func beginWrite(for task: ViewRegistrationTask, on connection: Connection,
+                            evenInstalled: Bool = false) throws -> ReadWriteTransaction {
+        while true {
+            if evenInstalled { try checkOpen() } else { try task.checkStop() }
+            do {
+                return try connection.beginReadWriteTransaction(waitingAtMost: 100)
+            } catch let error as YDBError where error.code == .busy {
+                continue
+            }
+        }
+    }
 
     /// The registration's thread.
     private func runRegistration(_ task: ViewRegistrationTask) {
@@ -451,7 +482,7 @@ extension Database {
         //    row changes for it from here on.
         let outcome: ViewRegistrationOutcome
         do {
-            let transaction = try connection.beginReadWriteTransaction()
+            let transaction = try beginWrite(for: task, on: connection)
             do {
                 try task.checkStop()
                 let first = try transaction.registerUnlessPopulating(view, name: name)
@@ -490,7 +521,7 @@ extension Database {
             // After the scan, the sort's callbacks still get a transaction:
             // one opened for them and renewed every 50 ms, so that it pins
             // the write-ahead log no longer than a scan chunk does.
-            let now = ViewRegistrationTask.milliseconds()
+            let now = monotonicMilliseconds()
             if let open = reading, sortReadOpened == nil || now - sortReadOpened! < 50 { return open }
             reading?.end()
             let opened = try connection.beginReadTransaction()   // ended below, or by the defer above
@@ -530,8 +561,8 @@ extension Database {
             if left >= backlog { share = max(0.01, share / 2) }
             backlog = left
             try task.checkStop()
-            let started = ViewRegistrationTask.milliseconds()
-            let transaction = try connection.beginReadWriteTransaction()
+            let started = monotonicMilliseconds()
+            let transaction = try beginWrite(for: task, on: connection)
             do {
                 let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
                 try built.catchUp(changes, placing: Self.sliceRows, transaction.populationContext)
@@ -542,7 +573,7 @@ extension Database {
                 throw error
             }
             task.countSlice()
-            let took = max(1, Int64(Double(ViewRegistrationTask.milliseconds() - started) * share))
+            let took = max(1, Int64(Double(monotonicMilliseconds() - started) * share))
             var pause = timespec(tv_sec: Int(took / 1000), tv_nsec: Int(took % 1000) * 1_000_000)
             nanosleep(&pause, nil)
         }
@@ -550,7 +581,7 @@ extension Database {
         //    transaction. No commit can come between the last take and
         //    this one's.
         var storage: Int64?
-        let transaction = try connection.beginReadWriteTransaction()
+        let transaction = try beginWrite(for: task, on: connection)
         do {
             try task.checkStop()
             let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot, finally: true)
@@ -574,16 +605,26 @@ extension Database {
             var next: Int64? = .min
             while let start = next {
                 do {
-                    next = try connection.readWrite {
-                        try $0.storeRows(ofView: name, storageID: storage, from: start, limit: Self.storeChunk)
+                    let transaction = try beginWrite(for: task, on: connection, evenInstalled: true)
+                    let deadline = monotonicMilliseconds() + Self.storeMilliseconds
+                    do {
+                        next = try transaction.storeRows(ofView: name, storageID: storage, from: start) {
+                            writeGate.hasWaitingWriters || monotonicMilliseconds() >= deadline
+                        }
+                        try transaction.commit()
+                    } catch {
+                        transaction.rollback()
+                        throw error
                     }
                 } catch {
                     break
                 }
                 // The write lock is not fair: without a pause this thread
                 // takes it again before a waiting writer wakes up.
-                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                nanosleep(&pause, nil)
+                if writeGate.hasWaitingWriters {
+                    var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                    nanosleep(&pause, nil)
+                }
             }
         }
         return outcome

@@ -26,6 +26,14 @@ public final class Connection: @unchecked Sendable {
     let tracksNotifications: Bool
 
     private(set) var activeTransaction: ReadTransaction?
+    /// A thread is waiting for the write lock to begin a read-write
+    /// transaction on this connection. It waits without holding `lock`,
+    /// so that other threads get `.misuse` at once instead of waiting for
+    /// this connection behind it (which could wait for each other forever).
+    private var beginningWrite = false
+    /// How long `beginReadWriteTransaction` waits for the write lock, in
+    /// milliseconds (nil: as long as it takes). Guarded by `lock`.
+    private var writeTimeoutMilliseconds: Int?
     /// The rows this connection's read transactions read through views
     /// lately (the internal connection keeps none).
     let rowCache: RowCache
@@ -53,6 +61,7 @@ public final class Connection: @unchecked Sendable {
         database.fileLock.handleOpened()
         handle.onWALCommit(database.checkpointer)
         lastSnapshot = database.snapshot
+        writeTimeoutMilliseconds = database.defaultWriteTimeoutMilliseconds
         rowCache = RowCache(limit: tracksNotifications ? RowCache.defaultLimit : 0, snapshot: lastSnapshot)
         if tracksNotifications { database.connectionOpened(self, snapshot: lastSnapshot) }
     }
@@ -116,12 +125,27 @@ public final class Connection: @unchecked Sendable {
 
     public var isInLongLivedReadTransaction: Bool { lock.withLock { longLivedState != nil } }
 
+    /// How long `beginReadWriteTransaction` waits for another read-write
+    /// transaction (on any connection of the database) to end before it
+    /// throws `.busy` ("database is locked"), naming the wait. nil waits as
+    /// long as it takes; zero does not wait. Starts as the database's
+    /// `defaultWriteTimeout` (5 seconds unless changed). A transaction
+    /// forgotten open then fails other writers with a clear error instead
+    /// of blocking them forever, as SQLite's busy timeout does.
+    public var writeTimeout: Duration? {
+        get { lock.withLock { writeTimeoutMilliseconds.map { .milliseconds($0) } } }
+        set { lock.withLock { writeTimeoutMilliseconds = newValue.map(saturatingMilliseconds) } }
+    }
+
     private func checkUsable() throws {
         if closed { throw YDBError(.closed, "connection is closed") }
         try database.checkOpen()
         if let active = activeTransaction {
             let kind = active is ReadWriteTransaction ? "read-write" : "read"
             throw YDBError(.misuse, "a \(kind) transaction is already active on this connection")
+        }
+        if beginningWrite {
+            throw YDBError(.misuse, "another thread is beginning a read-write transaction on this connection (waiting for the write lock); use a connection per thread")
         }
     }
 
@@ -157,13 +181,31 @@ public final class Connection: @unchecked Sendable {
     /// ends, whichever thread ends it: it would wait for itself forever, so
     /// this throws `.misuse` instead. Other threads wait as usual.
     public func beginReadWriteTransaction() throws -> ReadWriteTransaction {
+        try beginReadWriteTransaction(waitingAtMost: lock.withLock { writeTimeoutMilliseconds })
+    }
+
+    /// `beginReadWriteTransaction`, waiting at most `milliseconds` for the
+    /// write lock (nil: as long as it takes). The connection is reserved
+    /// while it waits, but its lock is not held (see `beginningWrite`).
+    func beginReadWriteTransaction(waitingAtMost milliseconds: Int?) throws -> ReadWriteTransaction {
         try lock.withLock {
             try checkUsable()
             if longLivedState != nil {
                 throw YDBError(.misuse, "cannot write on a connection in a long-lived read transaction")
             }
-            try database.writeGate.enter(for: self)
+            beginningWrite = true
+        }
+        do {
+            try database.writeGate.enter(for: self, waitingAtMost: milliseconds)
+        } catch {
+            lock.withLock { beginningWrite = false }
+            throw error
+        }
+        return try lock.withLock {
+            beginningWrite = false
             do {
+                // Closed (or its database) while it waited.
+                if closed { throw YDBError(.closed, "connection is closed") }
                 let (state, skipped) = try database.beginSnapshot(on: handle, for: self, immediate: true,
                                                                   collectSkipped: rowCache.count > 0)
                 rowCache.move(to: state.snapshot, through: skipped)
@@ -234,7 +276,7 @@ public final class Connection: @unchecked Sendable {
         try lock.withLock {
             if closed { throw YDBError(.closed, "connection is closed") }
             try database.checkOpen()
-            if activeTransaction != nil {
+            if activeTransaction != nil || beginningWrite {
                 throw YDBError(.misuse, "cannot begin a long-lived read transaction while a transaction is active")
             }
             if longLivedState != nil && !released { endSQLiteRead() }

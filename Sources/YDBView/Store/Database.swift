@@ -49,6 +49,8 @@ public final class Database: @unchecked Sendable {
     /// the oldest of these are kept so a long-lived read can catch up.
     private var connections: [ObjectIdentifier: TrackedConnection] = [:]
     private var commitsBehindLimit: UInt64 = 1000
+    /// What `defaultWriteTimeout` holds, in milliseconds (nil: no limit).
+    private var writeTimeoutDefault: Int? = 5000
     /// Commits whose observers have not been called yet, oldest first, and
     /// whether some thread is calling them now (see `deliverNotifications`).
     private var undelivered: [Delivery] = []
@@ -73,8 +75,12 @@ public final class Database: @unchecked Sendable {
     /// The ceiling on snapshot numbers stored in `ydb_meta`
     /// (`Schema.reserveSnapshots`).
     var snapshotsReservedThrough: UInt64 = 0
-    /// Runs view registration and other internal read-write work.
-    private var internalConnection: Connection?
+    /// The connections registration work runs on, each used by one call at
+    /// a time: `idleConnections` are free, `internalConnections` are all of
+    /// them (closed with the database). Calls on several threads at once
+    /// each take one and wait their turn at the write lock, as any writers.
+    private var internalConnections: [Connection] = []
+    private var idleConnections: [Connection] = []
     /// Asynchronous registrations still running, and the row changes that
     /// commits record for them (its own lock).
     let registrations = PendingRegistrations()
@@ -145,8 +151,9 @@ public final class Database: @unchecked Sendable {
         var released: [Any] = []
         var definitions: [ReleaseHook] = []
         var open: [Connection] = []
-        let (wasOpen, connection): (Bool, Connection?) = stateLock.withLock {
-            guard !closed else { return (false, nil) }
+        var registrationConnections: [Connection] = []
+        let wasOpen: Bool = stateLock.withLock {
+            guard !closed else { return false }
             closed = true
             open = connections.values.compactMap(\.connection)
             released = [notifications, observers, published.views, undelivered]
@@ -155,8 +162,10 @@ public final class Database: @unchecked Sendable {
             observers.removeAll()
             published.views = ViewRegistry()
             undelivered.removeAll()
-            defer { internalConnection = nil }
-            return (true, internalConnection)
+            registrationConnections = internalConnections
+            internalConnections.removeAll()
+            idleConnections.removeAll()
+            return true
         }
         guard wasOpen else { return }
         released.removeAll()
@@ -172,7 +181,8 @@ public final class Database: @unchecked Sendable {
             for task in registering where !task.runsOnCurrentThread { task.waitUntilDone(withDatabase: true) }
         }
         checkpointer.stop()
-        connection?.close()
+        for connection in registrationConnections { connection.close(because: reason) }
+        registrationConnections.removeAll()
         // Last: a write still running on another thread may be calling them
         // until its connection closed above.
         for definition in definitions { definition.release() }
@@ -224,6 +234,10 @@ public final class Database: @unchecked Sendable {
 
     public var isClosed: Bool { stateLock.withLock { closed } }
 
+    /// The views registered as of the latest commit (empty once closed):
+    /// read without a transaction, so never refused by one under way.
+    var latestViews: ViewRegistry { stateLock.withLock { published.views } }
+
     /// The latest committed snapshot number. Numbers grow by one with each
     /// commit that changes something and never repeat, but a reopened
     /// database may continue from a larger one (`Schema.reserveSnapshots`).
@@ -244,6 +258,19 @@ public final class Database: @unchecked Sendable {
         get { stateLock.withLock { commitsBehindLimit } }
         set { stateLock.withLock { commitsBehindLimit = max(1, newValue) } }
     }
+
+    /// The write timeout new connections start with (`Connection.writeTimeout`),
+    /// and that registering and unregistering views wait for the write lock:
+    /// 5 seconds unless changed (SQLite's and Python sqlite3's busy timeout
+    /// in spirit: a transaction forgotten open makes other writers fail with
+    /// `.busy`, "database is locked", instead of waiting forever). nil:
+    /// wait as long as it takes. Connections already open keep theirs.
+    public var defaultWriteTimeout: Duration? {
+        get { defaultWriteTimeoutMilliseconds.map { .milliseconds($0) } }
+        set { stateLock.withLock { writeTimeoutDefault = newValue.map(saturatingMilliseconds) } }
+    }
+
+    var defaultWriteTimeoutMilliseconds: Int? { stateLock.withLock { writeTimeoutDefault } }
 
     /// Calls `body` after every commit that changed something, once the
     /// commit is visible and no engine lock is held. Observers see commits in
@@ -429,20 +456,34 @@ public final class Database: @unchecked Sendable {
         return low
     }
 
-    /// The connection used for registering views.
+    /// Runs `body` on an internal connection of its own (registering and
+    /// unregistering views), which waits for the write lock as long as
+    /// `defaultWriteTimeout` says. A thread holding the write lock is
+    /// refused (`.misuse`) before it takes one: it would wait for itself.
     func withInternalConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        let existing: Connection? = try stateLock.withLock {
+        if writeGate.isHeldByCurrentThread {
+            throw YDBError(.misuse, "this thread holds a read-write transaction: registering or unregistering a view now would wait for itself (end the transaction first)")
+        }
+        let (idle, timeout): (Connection?, Int?) = try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
-            return internalConnection
+            return (idleConnections.popLast(), writeTimeoutDefault)
         }
-        if let existing { return try body(existing) }
-        // Created outside the lock: opening a connection reads the snapshot.
-        let made = try Connection(database: self, tracksNotifications: false)
-        let connection: Connection = stateLock.withLock {
-            if let raced = internalConnection { return raced }
-            internalConnection = made
-            return made
+        // Made outside the lock: opening a connection reads the snapshot.
+        let connection = try idle ?? Connection(database: self, tracksNotifications: false)
+        if idle == nil {
+            let kept = stateLock.withLock { () -> Bool in
+                if !closed { internalConnections.append(connection) }
+                return !closed
+            }
+            if !kept {
+                connection.close()
+                throw YDBError(.closed, "database is closed")
+            }
         }
+        defer {
+            stateLock.withLock { if !closed { idleConnections.append(connection) } }
+        }
+        connection.writeTimeout = timeout.map { .milliseconds($0) }
         return try body(connection)
     }
 }

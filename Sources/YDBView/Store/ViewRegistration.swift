@@ -27,9 +27,7 @@ extension Database {
     /// How the registered view `name` was built when it was registered; nil
     /// for a name not registered.
     public func registrationOutcome(ofView name: String) -> ViewRegistrationOutcome? {
-        try? withInternalConnection { connection in
-            try connection.read { $0.viewInstance(named: name)?.registration }
-        }
+        latestViews[Name(name)]?.registration
     }
 
     /// Unregisters a view and drops its stored tables. No-op for an unknown name.
@@ -43,9 +41,7 @@ extension Database {
 
     /// Names of the views registered as of the latest snapshot.
     public var registeredViewNames: [String] {
-        (try? withInternalConnection { connection in
-            try connection.read { $0.state.views.names.map(\.value) }
-        }) ?? []
+        latestViews.names.map(\.value)
     }
 }
 
@@ -183,35 +179,41 @@ extension ReadWriteTransaction {
         }
     }
 
-    /// Stores up to `limit` rows of view `name`, from row id `start` on, as
-    /// this transaction sees them (rows changed since the install were
-    /// stored by their commits: this writes the same). Returns the row id
-    /// to go on from; nil once every row is stored (the view is then
-    /// fresh), or when `name` no longer has storage `id` (unregistered or
-    /// replaced meanwhile).
-    func storeRows(ofView name: String, storageID id: Int64, from start: Int64, limit: Int) throws -> Int64? {
+    /// Stores rows of view `name`, from row id `start` on, as this
+    /// transaction sees them (rows changed since the install were stored by
+    /// their commits: this writes the same), `batch` rows at a time, until
+    /// `stop()` says so after a batch. Returns the row id to go on from;
+    /// nil once every row is stored (the view is then fresh), or when
+    /// `name` no longer has storage `id` (unregistered or replaced
+    /// meanwhile).
+    func storeRows(ofView name: String, storageID id: Int64, from start: Int64, batch: Int = 256,
+                   until stop: () -> Bool) throws -> Int64? {
         try viewWork {
             guard let state = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state : nil }) else {
                 return nil
             }
-            let lower = state.rank(ofRowid: start), upper = min(state.totalCount, lower + limit)
+            var lower = state.rank(ofRowid: start)
             var next: Int64?
-            var failure: Error?
             var stored = ViewStorage.BulkPut(id: id, handle)
-            state.forEachPlace(inRanks: lower ..< upper) { rowid, place in
-                do {
-                    try stored.put(rowid: rowid, group: place.group, label: place.label,
-                                   sortKey: state.sortKey(inGroup: place.group, label: place.label))
-                    next = rowid + 1
-                    return true
-                } catch {
-                    failure = error
-                    return false
+            repeat {
+                let upper = min(state.totalCount, lower + batch)
+                var failure: Error?
+                state.forEachPlace(inRanks: lower ..< upper) { rowid, place in
+                    do {
+                        try stored.put(rowid: rowid, group: place.group, label: place.label,
+                                       sortKey: state.sortKey(inGroup: place.group, label: place.label))
+                        next = rowid + 1
+                        return true
+                    } catch {
+                        failure = error
+                        return false
+                    }
                 }
-            }
-            if let failure { throw failure }
+                if let failure { throw failure }
+                lower = upper
+            } while lower < state.totalCount && !stop()
             try stored.finish()
-            guard upper == state.totalCount else { return next }
+            guard lower == state.totalCount else { return next }
             try ViewStorage.setFresh(true, id: id, handle)
             let complete = writer(named: name)!
             complete.storageIsComplete()

@@ -1,9 +1,20 @@
 extension ReadTransaction {
     /// The view registered as `name`, as of this transaction (inside a
-    /// read-write transaction: including its own changes so far); nil when no
-    /// such view is registered at this snapshot.
-    public func view(_ name: String) throws -> ViewTransaction? {
-        try access(.readViews) { viewInstance(named: name) == nil ? nil : ViewTransaction(transaction: self, name: name) }
+    /// read-write transaction: including its own changes so far). Throws
+    /// `.notFound`, naming it, when no such view is registered at this
+    /// snapshot (`hasView` asks without throwing).
+    public func view(_ name: String) throws -> ViewTransaction {
+        try access(.readViews) {
+            guard viewInstance(named: name) != nil else {
+                throw YDBError(.notFound, "no view named '\(name)' is registered")
+            }
+            return ViewTransaction(transaction: self, name: name)
+        }
+    }
+
+    /// Whether a view is registered as `name` as of this transaction.
+    public func hasView(_ name: String) throws -> Bool {
+        try access(.readViews) { viewInstance(named: name) != nil }
     }
 }
 
@@ -12,7 +23,7 @@ extension ReadTransaction {
 ///
 /// ```swift
 /// try connection.read { t in
-///     let view = try t.view("byTitle")!
+///     let view = try t.view("byTitle")
 ///     let first = try view.rowKey(at: 0, inGroup: "books")
 /// }
 /// ```

@@ -20,23 +20,57 @@ final class WriteGate {
     /// the log grew past its limit.
     private let turnstile = Semaphore(value: 1)
     private let lock = Mutex()
-    /// The thread that began the open read-write transaction, and its
+    /// The thread (`currentThreadID`) that began the open read-write transaction, and its
     /// connection (named only in the message: formatting it at every commit
     /// cost more than the rest of taking the gate).
-    private var holder: (thread: pthread_t, connection: ObjectIdentifier)?
+    private var holder: (thread: UInt, connection: ObjectIdentifier)?
+    /// Writers waiting in `enter(for:waitingAtMost:)` now.
+    private var writersWaiting = 0
 
-    /// Waits for the gate, unless the calling thread already holds it.
-    func enter(for connection: Connection) throws {
-        let thread = pthread_self()
+    /// Whether a writer is waiting for the gate: long engine work under
+    /// the gate (storing a view registered in the background) ends its
+    /// transaction early and lets it in.
+    var hasWaitingWriters: Bool { lock.withLock { writersWaiting > 0 } }
+
+    /// Waits for the gate, at most `milliseconds` (nil: as long as it
+    /// takes), unless the calling thread already holds it (`.misuse`).
+    /// Throws `.busy`, naming how long it waited, when the time runs out.
+    func enter(for connection: Connection, waitingAtMost milliseconds: Int?) throws {
+        let thread = currentThreadID()
+        try refuseWaitingForItself(thread, on: ObjectIdentifier(connection))
+        lock.withLock { writersWaiting += 1 }
+        defer { lock.withLock { writersWaiting -= 1 } }
+        if let milliseconds {
+            let started = monotonicMilliseconds()
+            guard turnstile.wait(milliseconds: milliseconds) else { throw Self.timedOut(milliseconds) }
+            turnstile.signal()
+            let left = max(0, milliseconds - Int(monotonicMilliseconds() - started))
+            guard semaphore.wait(milliseconds: left) else { throw Self.timedOut(milliseconds) }
+        } else {
+            turnstile.wait()
+            turnstile.signal()
+            semaphore.wait()
+        }
+        lock.withLock { holder = (thread, ObjectIdentifier(connection)) }
+    }
+
+    /// `.misuse` when `thread` holds the gate: a second write would wait for itself.
+    private func refuseWaitingForItself(_ thread: UInt, on connection: ObjectIdentifier) throws {
         // Only this thread can make itself the holder, so no other thread
         // can make this check stale in the way that matters (a hang).
-        if let holder = lock.withLock({ holder }), pthread_equal(holder.thread, thread) != 0 {
-            throw YDBError(.misuse, "this thread already holds the write transaction of connection \(holder.connection.debugDescription); a second one would wait for itself")
+        if let holder = lock.withLock({ holder }), holder.thread == thread {
+            let which = holder.connection == connection ? "this connection" : "another connection of the database"
+            throw YDBError(.misuse, "this thread already holds a read-write transaction (on \(which)); a second one would wait for itself until it ends")
         }
-        turnstile.wait()
-        turnstile.signal()
-        semaphore.wait()
-        lock.withLock { holder = (thread, ObjectIdentifier(connection)) }
+    }
+
+    private static func timedOut(_ milliseconds: Int) -> YDBError {
+        YDBError(.busy, "database is locked: waited \(describe(milliseconds: milliseconds)) (the connection's write "
+                 + "timeout) for another read-write transaction to commit or roll back")
+    }
+
+    private static func describe(milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// Takes the gate for engine work that is not a transaction (the
@@ -58,7 +92,7 @@ final class WriteGate {
     /// Whether the calling thread began the open read-write transaction.
     var isHeldByCurrentThread: Bool {
         guard let holder = lock.withLock({ holder }) else { return false }
-        return pthread_equal(holder.thread, pthread_self()) != 0
+        return holder.thread == currentThreadID()
     }
 
     /// Ends the hold, on whatever thread the transaction ends.

@@ -645,7 +645,24 @@ static void test_bad_input(void) {
     ydb_mappings_free(m);
 
     CHECK_OK(ydb_mappings_new("no such view", groups, 1, &m));
-    update(&f, m); /* an unknown view reads as empty */
+    {
+        /* An unknown view is an error naming it (a typo is not an empty
+        ** table), unless the mappings allow it: then it reads as empty. */
+        ydb_txn *txn;
+        int allows = -1;
+        uint64_t snapshot = 0;
+        REQUIRE_OK(ydb_txn_begin_read(f.reader, &txn));
+        CHECK_RC(ydb_mappings_update(m, txn), YDB_NOTFOUND);
+        CHECK(strstr(ydb_errmsg(), "'no such view'") != NULL);
+        CHECK_RC(ydb_mappings_snapshot_of_last_update(m, &snapshot), YDB_NOTFOUND);   /* left as it was */
+        CHECK_OK(ydb_mappings_allows_unregistered_view(m, &allows));
+        CHECK(allows == 0);
+        CHECK_OK(ydb_mappings_set_allows_unregistered_view(m, 1));
+        CHECK_OK(ydb_mappings_allows_unregistered_view(m, &allows));
+        CHECK(allows == 1);
+        CHECK_OK(ydb_mappings_update(m, txn));
+        ydb_txn_end(txn);
+    }
     CHECK(sections(m) == 1 && items(m, 0) == 0);
     CHECK_RC(ydb_mappings_number_of_sections(NULL, &n), YDB_MISUSE);
     CHECK_RC(ydb_mappings_number_of_sections(m, NULL), YDB_MISUSE);

@@ -276,6 +276,8 @@ static void open_side(side *s, int batch) {
         s->views[k] = make_view(k);
         REQUIRE_OK(register_view(s->db, NAMES[k], &s->views[k], batch));
         REQUIRE_OK(ydb_mappings_new(NAMES[k], GROUPS[k], 3, &s->maps[k]));
+        /* The read began before the view was registered: say so. */
+        REQUIRE_OK(ydb_mappings_set_allows_unregistered_view(s->maps[k], 1));
         REQUIRE_OK(ydb_mappings_update(s->maps[k], txn));
     }
     ydb_txn_end(txn);

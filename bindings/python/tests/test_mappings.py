@@ -309,6 +309,11 @@ def test_bad_input(setup: Any) -> None:
     db.unregister_view("v")
     with pytest.raises(ydbview.NotFoundError, match="no view named 'v' is registered"):
         update(ui, Mappings(["a"], "v"))
+    assert not unknown.allows_unregistered_view
+    unknown.allows_unregistered_view = True   # made before its view is registered: shown empty
+    assert unknown.allows_unregistered_view
+    update(ui, unknown)
+    assert unknown.number_of_sections == 1 and unknown.number_of_items_in_section(0) == 0
     with pytest.raises(TypeError):
         unknown.number_of_items_in_group(3)  # type: ignore[arg-type]
     assert unknown.group_and_index_for_row((0, -1)) is None

@@ -77,6 +77,24 @@ def _count(value: int, what: str) -> int:
     return min(value, _SIZE_MAX)
 
 
+def _timeout_milliseconds(seconds: Optional[float], what: str) -> int:
+    """A timeout in seconds (None: no limit) as C's milliseconds (-1: no
+    limit): past 2**62 ms (infinity included) it is no limit; negative is
+    0; NaN or a non-number raise."""
+    if seconds is None:
+        return -1
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds or None, not {type(seconds).__name__}")
+    if seconds != seconds:
+        raise ValueError(f"{what} must be a number of seconds or None, not NaN")
+    return -1 if seconds * 1000 >= 2**62 else max(0, int(seconds * 1000))
+
+
+def _timeout_seconds(milliseconds: int) -> Optional[float]:
+    """C's milliseconds (-1: no limit) as seconds, or None."""
+    return None if milliseconds < 0 else milliseconds / 1000
+
+
 def _c_int(value: int, what: str) -> int:
     """A value for a C int: outside -2**31 .. 2**31 - 1 gives InvalidArgumentError."""
     if not -2**31 <= _integer(value, what) < 2**31:

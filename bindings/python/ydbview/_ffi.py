@@ -179,6 +179,7 @@ NO_INDEX = ctypes.c_size_t(-1).value
 _handle_out = POINTER(c_void_p)
 _size_out = POINTER(c_size_t)
 _u64_out = POINTER(c_uint64)
+_i64_out = POINTER(c_int64)
 _int_out = POINTER(c_int)
 _blob_out = POINTER(c_void_p)
 
@@ -202,12 +203,16 @@ _SIGNATURES = {
     "ydb_database_add_commit_observer": (
         c_int, [c_void_p, OBSERVER_FN, c_void_p, DESTRUCTOR_FN, _u64_out]),
     "ydb_database_remove_commit_observer": (c_int, [c_void_p, c_uint64]),
+    "ydb_database_set_default_write_timeout": (c_int, [c_void_p, c_int64]),
+    "ydb_database_default_write_timeout": (c_int, [c_void_p, _i64_out]),
     # connection
     "ydb_connection_open": (c_int, [c_void_p, _handle_out]),
     "ydb_connection_close": (c_int, [c_void_p]),
     "ydb_connection_snapshot": (c_int, [c_void_p, _u64_out]),
     "ydb_connection_set_row_cache_limit": (c_int, [c_void_p, c_size_t]),
     "ydb_connection_row_cache_limit": (c_int, [c_void_p, _size_out]),
+    "ydb_connection_set_write_timeout": (c_int, [c_void_p, c_int64]),
+    "ydb_connection_write_timeout": (c_int, [c_void_p, _i64_out]),
     "ydb_connection_begin_long_lived_read": (c_int, [c_void_p, _handle_out]),
     "ydb_connection_end_long_lived_read": (c_int, [c_void_p]),
     "ydb_connection_is_in_long_lived_read": (c_int, [c_void_p, _int_out]),
@@ -344,6 +349,8 @@ _SIGNATURES = {
     "ydb_mappings_auto_consolidate_groups_threshold": (c_int, [c_void_p, _size_out]),
     "ydb_mappings_consolidated_group_name": (c_int, [c_void_p, POINTER(c_char_p)]),
     "ydb_mappings_update": (c_int, [c_void_p, c_void_p]),
+    "ydb_mappings_set_allows_unregistered_view": (c_int, [c_void_p, c_int]),
+    "ydb_mappings_allows_unregistered_view": (c_int, [c_void_p, _int_out]),
     "ydb_mappings_snapshot_of_last_update": (c_int, [c_void_p, _u64_out]),
     "ydb_mappings_number_of_sections": (c_int, [c_void_p, _size_out]),
     "ydb_mappings_number_of_items_in_section": (c_int, [c_void_p, c_size_t, _size_out]),

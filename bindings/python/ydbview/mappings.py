@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import _callbacks, _ffi
-from ._base import _c_int, _check, _Closeable, _count, _enumerate, _index, _require_view, _Transaction
+from ._base import _c_int, _check, _Closeable, _count, _enumerate, _index, _Transaction
 from ._ffi import lib
 from ._text import decode, encode
 from ._values import IndexPath
@@ -672,11 +672,22 @@ class Mappings(_Closeable):
         if self._source is not None:
             self._source.lend = None if transaction is None else transaction._callback_transaction
 
+    @property
+    def allows_unregistered_view(self) -> bool:
+        """Whether ``update`` accepts a view not registered at its
+        transaction's snapshot and shows it as empty (mappings made before
+        their view is registered: the registration's changeset inserts every
+        row). False by default: such an update raises ``NotFoundError``."""
+        return self._flag(lib.ydb_mappings_allows_unregistered_view)
+
+    @allows_unregistered_view.setter
+    def allows_unregistered_view(self, allows: bool) -> None:
+        _check(lib.ydb_mappings_set_allows_unregistered_view(self._live_handle, 1 if allows else 0))
+
     def update(self, transaction: _Transaction) -> None:
         """Caches the view as of ``transaction`` and moves to its snapshot.
         Raises ``NotFoundError`` when the mappings' view is not registered at
-        that snapshot (the C call would read it as empty)."""
-        _require_view(transaction, self.view)
+        that snapshot, unless ``allows_unregistered_view``."""
         self._lending(transaction)
         try:
             _check(lib.ydb_mappings_update(self._live_handle, transaction._handle))

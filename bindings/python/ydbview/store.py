@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import traceback
 import warnings
-from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_int, c_int64, c_size_t, c_uint64, c_void_p
 from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _callbacks, _ffi
-from ._base import _check, _Closeable, _count, _enumerate
+from ._base import _check, _Closeable, _count, _enumerate, _timeout_milliseconds, _timeout_seconds
 from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
@@ -136,6 +136,21 @@ class Database(_Closeable):
     def max_commits_behind(self, commits: int) -> None:
         # 0 is refused by C (at least 1); past 2**64 - 1: never.
         _check(lib.ydb_database_set_max_commits_behind(self._handle, _count(commits, "max_commits_behind")))
+
+    @property
+    def default_write_timeout(self) -> Optional[float]:
+        """The write timeout new connections start with, in seconds (None:
+        no limit); registering and unregistering views wait that long for
+        the write lock too. Default 5.0, as ``sqlite3.connect``'s
+        ``timeout``. See ``Connection.write_timeout``."""
+        out = c_int64()
+        _check(lib.ydb_database_default_write_timeout(self._handle, byref(out)))
+        return _timeout_seconds(out.value)
+
+    @default_write_timeout.setter
+    def default_write_timeout(self, seconds: Optional[float]) -> None:
+        _check(lib.ydb_database_set_default_write_timeout(
+            self._handle, _timeout_milliseconds(seconds, "default_write_timeout")))
 
     # -- connections and observers --
 
@@ -294,6 +309,21 @@ class Connection(_Closeable):
     def row_cache_limit(self, limit: int) -> None:
         # C's limit is a size_t of which the library uses up to 2**63 - 1.
         _check(lib.ydb_connection_set_row_cache_limit(self._handle, min(_count(limit, "row_cache_limit"), 2**63 - 1)))
+
+    @property
+    def write_timeout(self) -> Optional[float]:
+        """How long ``read_write()`` waits for another read-write
+        transaction to end, in seconds (None: as long as it takes; 0: not
+        at all), before it raises ``BusyError`` ("database is locked",
+        naming the wait). Starts as ``Database.default_write_timeout``
+        (5.0)."""
+        out = c_int64()
+        _check(lib.ydb_connection_write_timeout(self._handle, byref(out)))
+        return _timeout_seconds(out.value)
+
+    @write_timeout.setter
+    def write_timeout(self, seconds: Optional[float]) -> None:
+        _check(lib.ydb_connection_set_write_timeout(self._handle, _timeout_milliseconds(seconds, "write_timeout")))
 
     # -- transactions --
 
@@ -549,6 +579,19 @@ class ReadWriteTransaction(ReadTransaction):
     ``rollback()`` yourself."""
 
     _release = lib.ydb_txn_rollback
+
+    def __del__(self) -> None:
+        # Dropped while open: rolled back (by the base class), and said so,
+        # as Python says of a file left open -- the write lock was held
+        # until now, and the changes are lost.
+        if getattr(self, "_open", False):
+            try:
+                warnings.warn("a read-write transaction was dropped while open: its changes are rolled back "
+                              "(commit or roll back explicitly, or use it in a 'with' block)",
+                              ResourceWarning, stacklevel=2, source=self)
+            except Exception:   # the interpreter is shutting down: warnings may be gone
+                pass
+        super().__del__()
 
     def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: Any) -> None:
         if not self.active:

@@ -49,7 +49,7 @@ from itertools import repeat
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
-from ._base import _check, _count, _enumerate, _index, _require_view, _Transaction
+from ._base import _check, _count, _enumerate, _index, _require_view, _timeout_milliseconds, _Transaction
 from ._ffi import lib
 from ._text import decode, encode
 from ._values import IndexPath, Row, ViewRow
@@ -629,10 +629,7 @@ class ViewRegistration:
         """Waits until the registration finished (at most ``timeout``
         seconds; None: as long as it takes); returns whether it did. From
         its own callbacks it raises ``MisuseError`` (it would wait for itself)."""
-        if timeout is not None and timeout != timeout:
-            raise ValueError("timeout must be a number of seconds or None, not NaN")
-        # Longer than 2**62 ms (146 million years), infinity included: no limit.
-        milliseconds = -1 if timeout is None or timeout * 1000 >= 2**62 else max(0, int(timeout * 1000))
+        milliseconds = _timeout_milliseconds(timeout, "timeout")
         finished = c_int()
         _check(lib.ydb_registration_wait(self._handle, milliseconds, byref(finished)))
         return bool(finished.value)
