@@ -115,6 +115,42 @@ final class ChangesetTests: XCTestCase {
         ])
     }
 
+    /// Dynamic groups consolidated into one section, in an order read from a
+    /// row, which a commit flips: the rows of the group that changed its
+    /// place move, though no log names them (before, none moved, and the
+    /// batch left the section in the old group order).
+    func testConsolidatedGroupsWhoseOrderChangesMoveTheirRows() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        try database.registerView(rankView(collections: ["c"]), name: "view")
+        let writer = try database.newConnection(), reader = try database.newConnection()
+        try writer.readWrite { t in
+            try t.setObject([0], forKey: "descending", inCollection: "settings", metadata: nil)
+            for (key, group) in [("x", "a"), ("y", "a"), ("z", "b")] {
+                try t.setObject(Item.encode(group: group, rank: 1), forKey: key, inCollection: "c", metadata: nil)
+            }
+        }
+        let mappings = Mappings(filter: { _, _ in true }, sortedBy: { t, a, b in
+            try t.object(forKey: "descending", inCollection: "settings") == [1] ? a > b : a < b
+        }, view: "view")
+        mappings.setAutoConsolidateGroups(threshold: 10, name: "all")
+        try reader.beginLongLivedReadTransaction()
+        try reader.read { try mappings.update(with: $0) }
+        let old = try reader.read { Table(mappings: mappings, contents: try $0.viewContents(named: "view")) }
+        try writer.readWrite { t in
+            try t.setObject([1], forKey: "descending", inCollection: "settings", metadata: nil)
+            try t.setObject(Item.encode(group: "b", rank: 2), forKey: "w", inCollection: "c", metadata: nil)
+        }
+        let notifications = try reader.beginLongLivedReadTransaction()
+        let (changeset, new) = try reader.read { t in
+            (try mappings.changes(for: notifications, in: t), Table(mappings: mappings, contents: try t.viewContents(named: "view")))
+        }
+        XCTAssertEqual(old.sections.map(\.count), [3])
+        XCTAssertEqual(new.sections[0].suffix(2), old.sections[0].prefix(2))   // group a now last
+        XCTAssertNoThrow(try BatchUpdate(changeset).check(from: old, to: new))
+        XCTAssertEqual(try BatchUpdate(changeset).apply(to: old), new)
+    }
+
     func testSeveralCommitsMergePerRow() throws {
         let view = FakeView.committed(["g": 1...5])
         let mappings = Mappings(groups: ["g"], view: "view")

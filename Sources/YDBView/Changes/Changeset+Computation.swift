@@ -6,7 +6,8 @@
 /// Only rows that can differ are examined:
 /// - rows the logs name;
 /// - every row shown by a group whose rows cannot "stay" (its section is deleted,
-///   inserted, or switched by consolidation; or a reset removed everything);
+///   inserted, or switched by consolidation; it moved among the groups of the
+///   consolidated section; or a reset removed everything);
 /// - for a ranged group that stays in its section, the rows at the edges of its old
 ///   and new windows: rows no log names keep their relative order, so those that
 ///   enter or leave the window only because of shifts sit at the windows' edges,
@@ -28,9 +29,15 @@ struct ChangesetComputation {
         let path: TableIndexPath
         let section: SectionID
         let sectionName: String
+        /// The group the row is shown by (in a consolidated section, one of several).
+        let group: String
     }
 
     private var surviving: Set<SectionID> = []
+    /// Groups shown in the consolidated section before and after whose place
+    /// among the others there changed (a dynamic group order that changed):
+    /// all their rows move, though no log names them.
+    private var reorderedInSection: NameSet = []
     private var oldPlaces: [Int64: Place?] = [:]
     private var newPlaces: [Int64: Place?] = [:]
     /// Rows that stay in the view but enter or leave the table (a window moved):
@@ -50,6 +57,7 @@ struct ChangesetComputation {
 
     mutating func run() -> Changeset {
         let sectionChanges = computeSectionChanges()
+        reorderedInSection = groupsReorderedInTheConsolidatedSection()
         var changes: [Int64: RowChange] = [:]
         for rowid in candidateRows() {
             if let change = classify(rowid) { changes[rowid] = change }
@@ -102,6 +110,18 @@ struct ChangesetComputation {
         return result
     }
 
+    /// In a consolidated section that stays one, the groups shown in both
+    /// tables keep a longest run of their order; the others are reordered.
+    /// (Each group's own rows keep their view order, so only whole groups move.)
+    private func groupsReorderedInTheConsolidatedSection() -> NameSet {
+        guard let oldName = old.consolidatedName, let newName = new.consolidatedName,
+              bytesEqual(oldName, newName) else { return [] }
+        let newIndex = new.visibleIndex
+        let common = old.visibleGroups.filter { newIndex[$0] != nil }
+        let kept = NameSet(longestIncreasingRun(common, key: { newIndex[$0]! }))
+        return NameSet(common.filter { !kept.contains($0) })
+    }
+
     private func name(of section: SectionID) -> String {
         switch section {
         case .group(let name), .consolidated(let name): return name
@@ -117,6 +137,7 @@ struct ChangesetComputation {
             let oldSection = old.sectionID(ofGroup: group)
             let newSection = new.sectionID(ofGroup: group)
             let stays = oldSection != nil && oldSection == newSection && surviving.contains(oldSection!)
+                && !reorderedInSection.contains(group)
             if !stays || histories.resetSeen {
                 if oldSection != nil { addWindow(of: group, in: old, contents: before, to: &candidates) }
                 if newSection != nil && !stays {
@@ -183,7 +204,8 @@ struct ChangesetComputation {
         guard let (group, index) = contents.locate(rowid: rowid),
               let path = layout.indexPath(forIndex: index, inGroup: group),
               let section = layout.sectionID(ofGroup: group) else { return nil }
-        return Place(path: path, section: section, sectionName: layout.groupName(ofSection: path.section) ?? group)
+        return Place(path: path, section: section, sectionName: layout.groupName(ofSection: path.section) ?? group,
+                     group: group)
     }
 
     /// The row's change from where it is shown before and after and its history.
@@ -219,6 +241,7 @@ struct ChangesetComputation {
             return change(.insert, [.object, .metadata])
         case (.some(let from), .some(let to)):
             let staysInSection = from.section == to.section && surviving.contains(from.section)
+                && !reorderedInSection.contains(to.group)
             if let history {
                 if !history.isUpdateOnly || !staysInSection { return change(.move, history.flags) }
                 return change(updateKind(from: from.path, to: to.path), history.flags)

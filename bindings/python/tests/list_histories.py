@@ -48,11 +48,7 @@ def random_configuration(rng: random.Random, reading: bool = False) -> Tuple[str
             settings.append(lambda m, g=group: m.set_is_reversed(g, True))
         if rng.random() < 0.2:
             settings.append(lambda m, g=group, d=rng.choice([-1, 1]): m.set_cell_drawing_dependency(g, d))
-    # Not with a group order that reads the transaction: when that order
-    # changes, a consolidated section's rows move but the changeset moves
-    # none of them (the engine's bug, not the models'; see
-    # docs/list-views.md, "Transaction-reading groups").
-    if rng.random() < 0.2 and groups != READING:
+    if rng.random() < 0.2:
         settings.append(lambda m, t=rng.randint(2, 8): m.set_auto_consolidate_groups(t, "all"))
 
     def configure(m: Mappings) -> None:
