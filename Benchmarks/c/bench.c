@@ -49,23 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ydbview.h"
-
-#define MUST(expr)                                                              \
-    do {                                                                        \
-        int rc_ = (expr);                                                       \
-        if (rc_ != 0) {                                                         \
-            fprintf(stderr, "%s:%d: %s failed: %d %s\n", __FILE__, __LINE__,   \
-                    #expr, rc_, ydb_errmsg());                                  \
-            exit(1);                                                            \
-        }                                                                       \
-    } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "bench_support.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Du;
 static uint64_t next_random(void) {
@@ -73,11 +57,6 @@ static uint64_t next_random(void) {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double median(double *samples, int count) {

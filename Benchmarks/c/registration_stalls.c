@@ -30,34 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ydbview.h"
-
-#define MUST(expr)                                                              \
-    do {                                                                        \
-        int rc_ = (expr);                                                       \
-        if (rc_ != 0) {                                                         \
-            fprintf(stderr, "%s:%d: %s failed: %d %s\n", __FILE__, __LINE__,   \
-                    #expr, rc_, ydb_errmsg());                                  \
-            exit(1);                                                            \
-        }                                                                       \
-    } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "bench_support.h"
 
 static void pause_ms(double milliseconds) {
     struct timespec t;
     t.tv_sec = (time_t)(milliseconds / 1000);
     t.tv_nsec = (long)((milliseconds - (double)t.tv_sec * 1000) * 1e6);
     nanosleep(&t, NULL);
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* ---- the view ---- */
@@ -150,6 +129,10 @@ static void stop_writer(writer *w, pthread_t thread) {
 
 static void print_row(const char *label, writer *w, double seconds) {
     size_t over = 0, i;
+    if (w->count == 0) {
+        printf("| %s | %.1f s | 0 | - | - | - | 0 |\n", label, seconds);
+        return;
+    }
     qsort(w->latencies, w->count, sizeof *w->latencies, compare_doubles);
     for (i = 0; i < w->count; i++) over += w->latencies[i] > 10;
     printf("| %s | %.1f s | %zu | %.2f | %.2f | %.2f | %zu |\n", label, seconds, w->count,

@@ -17,18 +17,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "random.h"
 
 #define SLOTS 6
 #define STALE 32
 
-static uint64_t state;
-static uint64_t next_random(void) {   /* SplitMix64 */
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static size_t pick(size_t n) { return (size_t)(next_random() % n); }
 
 static ydb_database *databases[SLOTS];
 static ydb_connection *connections[SLOTS];
@@ -306,8 +299,8 @@ int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : env_seconds ? atoi(env_seconds) : 3;
     time_t end;
     if (seconds < 1) seconds = 3;
-    state = env_seed ? strtoull(env_seed, NULL, 10) : (uint64_t)time(NULL);
-    printf("fuzz_misuse: seed %llu (YDBVIEW_FUZZ_SEED), %d s\n", (unsigned long long)state, seconds);
+    random_state = env_seed ? strtoull(env_seed, NULL, 10) : (uint64_t)time(NULL);
+    printf("fuzz_misuse: seed %llu (YDBVIEW_FUZZ_SEED), %d s\n", (unsigned long long)random_state, seconds);
     alarm((unsigned)seconds + 60);   /* a hang fails instead of stalling CI */
     end = time(NULL) + seconds;
     while (time(NULL) < end) {

@@ -20,15 +20,8 @@
 #include <unistd.h>
 
 #include "view_helpers.h"
+#include "random.h"
 
-static uint64_t state;
-static uint64_t next_random(void) {   /* SplitMix64 */
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static size_t pick(size_t n) { return (size_t)(next_random() % n); }
 
 static long calls = 0, undocumented = 0;
 
@@ -325,8 +318,8 @@ int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : env_seconds ? atof(env_seconds) : 3.0;
     struct timespec start, now;
     long histories = 0;
-    state = env_seed ? strtoull(env_seed, NULL, 10) : (uint64_t)time(NULL);
-    printf("seed %llu (YDBVIEW_FUZZ_SEED repeats it)\n", (unsigned long long)state);
+    random_state = env_seed ? strtoull(env_seed, NULL, 10) : (uint64_t)time(NULL);
+    printf("seed %llu (YDBVIEW_FUZZ_SEED repeats it)\n", (unsigned long long)random_state);
     alarm((unsigned)seconds + 60);   /* a hang fails the run */
     clock_gettime(CLOCK_MONOTONIC, &start);
     do {
