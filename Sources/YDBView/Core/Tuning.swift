@@ -17,6 +17,11 @@ enum Tuning {
     static let viewRowsIdleMilliseconds = 20
     /// Rows a population groups (and keys) at a time (`ViewWriter.scanGrouped`).
     static let populationBatchSize = 7
+    /// How long a write that stores a view registered in the background
+    /// runs at least before it lets a waiting writer in: every commit of a
+    /// debug build checks the views whole, so letting one in after every
+    /// batch of rows made storing 100k rows take minutes.
+    static let storingYieldsAfterMilliseconds: Int64 = 250
     static let checksInvariants = true
     #else
     static let treeCapacity = 64
@@ -33,6 +38,9 @@ enum Tuning {
     /// A C callback's setup is made once for them (the callbacks, the
     /// thread's state, the lent transaction).
     static let populationBatchSize = 256
+    /// A writer waiting is let in after the batch of rows (about a
+    /// millisecond) during which it began to wait.
+    static let storingYieldsAfterMilliseconds: Int64 = 0
     static let checksInvariants = false
     #endif
 }

@@ -430,7 +430,7 @@ extension Database {
     /// after its install runs. It ends sooner, after the batch (256 rows,
     /// about a millisecond) during which another writer began to wait for
     /// the write lock: that writer waits no longer than a batch.
-    static let storeMilliseconds: Int64 = 100
+    static let storeMilliseconds: Int64 = max(100, 4 * Tuning.storingYieldsAfterMilliseconds)
 
     /// A read-write transaction on the registration's own connection: it
     /// waits for the write lock as long as it takes (a registration must not
@@ -606,10 +606,12 @@ extension Database {
             while let start = next {
                 do {
                     let transaction = try beginWrite(for: task, on: connection, evenInstalled: true)
-                    let deadline = monotonicMilliseconds() + Self.storeMilliseconds
+                    let started = monotonicMilliseconds()
                     do {
                         next = try transaction.storeRows(ofView: name, storageID: storage, from: start) {
-                            writeGate.hasWaitingWriters || monotonicMilliseconds() >= deadline
+                            let took = monotonicMilliseconds() - started
+                            return took >= Self.storeMilliseconds
+                                || took >= Tuning.storingYieldsAfterMilliseconds && writeGate.hasWaitingWriters
                         }
                         try transaction.commit()
                     } catch {

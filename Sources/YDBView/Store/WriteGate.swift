@@ -36,32 +36,40 @@ final class WriteGate {
     /// takes), unless the calling thread already holds it (`.misuse`).
     /// Throws `.busy`, naming how long it waited, when the time runs out.
     func enter(for connection: Connection, waitingAtMost milliseconds: Int?) throws {
-        let thread = currentThreadID()
-        try refuseWaitingForItself(thread, on: ObjectIdentifier(connection))
-        lock.withLock { writersWaiting += 1 }
-        defer { lock.withLock { writersWaiting -= 1 } }
-        if let milliseconds {
-            let started = monotonicMilliseconds()
-            guard turnstile.wait(milliseconds: milliseconds) else { throw Self.timedOut(milliseconds) }
-            turnstile.signal()
-            let left = max(0, milliseconds - Int(monotonicMilliseconds() - started))
-            guard semaphore.wait(milliseconds: left) else { throw Self.timedOut(milliseconds) }
-        } else {
+        let thread = currentThreadID(), id = ObjectIdentifier(connection)
+        try lock.withLock {
+            // Only this thread can make itself the holder, so no other thread
+            // can make this check stale in the way that matters (a hang).
+            if let holder, holder.thread == thread {
+                let which = holder.connection == id ? "this connection" : "another connection of the database"
+                throw YDBError(.misuse, "this thread already holds a read-write transaction (on \(which)); a second one would wait for itself until it ends")
+            }
+            writersWaiting += 1
+        }
+        guard wait(milliseconds) else {
+            lock.withLock { writersWaiting -= 1 }
+            throw Self.timedOut(milliseconds ?? 0)
+        }
+        lock.withLock {
+            writersWaiting -= 1
+            holder = (thread, id)
+        }
+    }
+
+    /// Passes the turnstile and takes the gate, in at most `milliseconds`
+    /// in all (nil: as long as it takes); false when the time ran out.
+    private func wait(_ milliseconds: Int?) -> Bool {
+        guard let milliseconds else {
             turnstile.wait()
             turnstile.signal()
             semaphore.wait()
+            return true
         }
-        lock.withLock { holder = (thread, ObjectIdentifier(connection)) }
-    }
-
-    /// `.misuse` when `thread` holds the gate: a second write would wait for itself.
-    private func refuseWaitingForItself(_ thread: UInt, on connection: ObjectIdentifier) throws {
-        // Only this thread can make itself the holder, so no other thread
-        // can make this check stale in the way that matters (a hang).
-        if let holder = lock.withLock({ holder }), holder.thread == thread {
-            let which = holder.connection == connection ? "this connection" : "another connection of the database"
-            throw YDBError(.misuse, "this thread already holds a read-write transaction (on \(which)); a second one would wait for itself until it ends")
-        }
+        let started = monotonicMilliseconds()
+        guard turnstile.wait(milliseconds: milliseconds) else { return false }
+        turnstile.signal()
+        let left = max(0, milliseconds - Int(monotonicMilliseconds() - started))
+        return semaphore.wait(milliseconds: left)
     }
 
     private static func timedOut(_ milliseconds: Int) -> YDBError {
