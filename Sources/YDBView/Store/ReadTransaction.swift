@@ -76,11 +76,11 @@ public class ReadTransaction: @unchecked Sendable {
     // MARK: Rows
 
     public func object(forKey key: String, inCollection collection: String) throws -> [UInt8]? {
-        try row(forKey: key, inCollection: collection)?.object
+        try withValue(.object, forKey: key, inCollection: collection) { $0.map { Array($0) } }
     }
 
     public func metadata(forKey key: String, inCollection collection: String) throws -> [UInt8]? {
-        try row(forKey: key, inCollection: collection)?.metadata
+        try withValue(.metadata, forKey: key, inCollection: collection) { $0.map { Array($0) } }
     }
 
     /// `body` with the row's object (or metadata) bytes as SQLite holds

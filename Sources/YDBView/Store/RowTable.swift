@@ -1,14 +1,13 @@
 import CSQLite
 
+/// Which part of a row a read lends (`ReadTransaction.withValue`).
+package enum RowPart { case object, metadata }
+
 /// Every statement over `ydb_rows`, the row table (its schema and triggers
 /// are in `Schema`). `RowReader` holds the reads: what the store's
 /// transactions answer with, and all that view maintenance may see of the
 /// store. `RowTable` adds the writes, which only a read-write transaction
 /// makes. Neither validates names: the transactions do, before calling.
-
-/// Which part of a row a read lends (`ReadTransaction.withValue`).
-package enum RowPart { case object, metadata }
-
 struct RowReader {
     let handle: SQLiteHandle
 

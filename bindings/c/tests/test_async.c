@@ -14,21 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void sleep_us(long us) {
-    struct timespec t;
-    t.tv_sec = us / 1000000L;
-    t.tv_nsec = (us % 1000000L) * 1000L;
-    nanosleep(&t, NULL);
-}
-
-static void sleep_ms(long ms) { sleep_us(ms * 1000L); }
+#include "clock.h"
 
 /* ---- the view ------------------------------------------------------------
 ** Objects are "GROUP:RANK"; group "x" is left out; key "bad" makes the

@@ -11,20 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "view_helpers.h"
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void pause_ms(long milliseconds) {
-    struct timespec t;
-    t.tv_sec = milliseconds / 1000;
-    t.tv_nsec = (milliseconds % 1000) * 1000000L;
-    nanosleep(&t, NULL);
-}
 
 /* ---- a write begun on another thread, so that this one may wait ---- */
 
@@ -71,9 +59,9 @@ static void test_write_timeout(void) {
 
     forgotten = begin_on_another_thread(forgetful);
     CHECK_OK(ydb_txn_set_object(forgotten, "c", "k", "v", 1, NULL, 0));
-    started = now();
+    started = now_seconds();
     CHECK_RC(ydb_txn_begin_read_write(other, &txn), YDB_BUSY);
-    CHECK(now() - started >= 0.11);
+    CHECK(now_seconds() - started >= 0.11);
     CHECK(strstr(ydb_errmsg(), "database is locked: waited 120 ms") != NULL);
     CHECK(txn == NULL);
     /* Registering waits as long as the database's default says. */
@@ -124,12 +112,12 @@ static void test_waiting_writer_does_not_take_its_connection_hostage(void) {
     job.conn = b;
     job.status = -1;
     if (pthread_create(&thread, NULL, write_one, &job) != 0) exit(1);
-    pause_ms(100);   /* b's thread waits for the write lock */
-    started = now();
+    sleep_ms(100);   /* b's thread waits for the write lock */
+    started = now_seconds();
     /* Before: this waited for b, whose thread waited for a's commit. */
     CHECK_RC(ydb_txn_begin_read(b, &read), YDB_MISUSE);
     CHECK(strstr(ydb_errmsg(), "another thread is beginning") != NULL);
-    CHECK(now() - started < 1);
+    CHECK(now_seconds() - started < 1);
     CHECK_OK(ydb_txn_commit(holding));
     pthread_join(thread, NULL);
     CHECK_OK(job.status);
@@ -141,7 +129,7 @@ static void test_waiting_writer_does_not_take_its_connection_hostage(void) {
 /* ---- waiting for a registration while holding the write lock ---- */
 
 static int slow_grouping(void *ctx, ydb_txn *txn, const ydb_view_row *row, ydb_group_result *result) {
-    pause_ms(1);
+    sleep_ms(1);
     return group_by_prefix(ctx, txn, row, result);
 }
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 import sys
-import threading
 import time
 from typing import Any, List, Tuple
 
@@ -33,8 +32,8 @@ from gi.repository import GLib
 
 import ydbview
 from gtk_list_model import MappingsListModel
-from list_histories import begin_history, hides_the_group_of_k0, mappings_table, new_database, random_commit, \
-    write_from_another_thread
+from list_histories import begin_history, busy_writer, hides_the_group_of_k0, mappings_table, new_database, \
+    random_commit, write_from_another_thread
 
 
 Item = Tuple[str, str, Any, Any]
@@ -185,21 +184,10 @@ def follow_a_busy_writer(seed: int) -> None:
     db.max_commits_behind = 3 if seed % 2 else 1000
     model = MappingsListModel(db, ydbview.Mappings.dynamic(hides_the_group_of_k0, "v", transaction=True))
     consumer = Consumer(model)
-    done = threading.Event()
-
-    def write() -> None:
-        writer = db.new_connection()
-        for _ in range(300):
-            random_commit(writer, rng)
-        writer.close()
-        done.set()
-
-    thread = threading.Thread(target=write)
-    thread.start()
+    done = busy_writer(db, rng)
     context = GLib.MainContext.default()
     while not done.is_set():
         context.iteration(False)
-    thread.join()
     while context.iteration(False):
         pass
     rows = [row for _, section in mappings_table(db, model.mappings) for row in section]

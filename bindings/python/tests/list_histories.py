@@ -135,6 +135,22 @@ def begin_history(rng: random.Random) -> Tuple[ydbview.Database, ydbview.Connect
     return db, writer, lambda: new_mappings(groups, configure)
 
 
+def busy_writer(db: ydbview.Database, rng: random.Random, commits: int = 300) -> threading.Event:
+    """Starts a thread that makes ``commits`` random commits as fast as it
+    can; the returned event is set once it has closed its connection."""
+    done = threading.Event()
+
+    def write() -> None:
+        writer = db.new_connection()
+        for _ in range(commits):
+            random_commit(writer, rng)
+        writer.close()
+        done.set()
+
+    threading.Thread(target=write).start()
+    return done
+
+
 def write_from_another_thread(db: ydbview.Database, count: int = 30) -> threading.Thread:
     """Starts a thread that commits rows k0 … k{count-1}, one commit each,
     with objects (7 * number) % count: a permutation, so a view sorted by

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 import sys
-import threading
 from typing import Any, Callable, List, Tuple
 
 from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QPersistentModelIndex, \
@@ -34,8 +33,8 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 import ydbview
 from ydbview import Mappings
-from list_histories import GROUPS, begin_history, hides_the_group_of_k0, mappings_table, new_database, \
-    random_commit
+from list_histories import GROUPS, begin_history, busy_writer, hides_the_group_of_k0, mappings_table, \
+    new_database, random_commit
 from ydbview.qt import FlatMappingsModel, MappingsModel, Roles
 
 
@@ -192,22 +191,11 @@ def follow_a_busy_writer(app: QCoreApplication, seed: int) -> None:
               FlatMappingsModel(db, Mappings.dynamic(hides_the_group_of_k0, "v", transaction=True),
                                 display=display)]
     proxies = [sorting(model) for model in models]
-    done = threading.Event()
-
-    def write() -> None:
-        writer = db.new_connection()
-        for _ in range(300):
-            random_commit(writer, rng)
-        writer.close()
-        done.set()
-
-    thread = threading.Thread(target=write)
-    thread.start()
+    done = busy_writer(db, rng)
     while not done.is_set():
         app.processEvents()
         for proxy in proxies:
             contents(proxy)
-    thread.join()
     app.processEvents()
     for model, proxy, tree in zip(models, proxies, (True, False)):
         fresh = sorting(table_read_anew(db, model.mappings, tree))
