@@ -59,14 +59,13 @@ def _integer(value: int, what: str) -> int:
 # ctypes converts an int that does not fit its C type by wrapping it
 # silently (2**64 + 5 becomes 5, -1 becomes 2**64 - 1): every number from
 # the user goes through one of the helpers below first.
-_SIZE_MAX = 2**64 - 1
 
 
 def _index(value: int) -> Optional[int]:
     """A Python index for C, or None for one that cannot exist (negative,
     or past what a size_t holds: no group has that many rows)."""
     value = _integer(value, "an index")
-    return value if 0 <= value < _SIZE_MAX else None
+    return value if 0 <= value < _ffi.INDEX_END else None
 
 
 def _count(value: int, what: str) -> int:
@@ -74,7 +73,7 @@ def _count(value: int, what: str) -> int:
     a value past the C type's largest is that largest (\"no limit\")."""
     if _integer(value, what) < 0:
         raise ValueError(f"{what} must be 0 or more (got {value})")
-    return min(value, _SIZE_MAX)
+    return min(value, _ffi.INDEX_END)   # SIZE_MAX
 
 
 def _timeout_milliseconds(seconds: Optional[float], what: str) -> int:
