@@ -200,7 +200,7 @@ final class AsyncRegistrationTests: XCTestCase {
         // One large commit: more changed rows than the install catches up
         // under the write lock, so a round runs on a read snapshot.
         try connection.readWrite { t in
-            for index in stride(from: 0, to: rows, by: max(1, rows / (Database.catchUpLimit * 2))) {
+            for index in stride(from: 0, to: rows, by: max(1, rows / (BackgroundRegistration.catchUpLimit * 2))) {
                 try t.setObject(Item.encode(group: "g\(index % 3)", rank: index % 997), forKey: "k\(index)",
                                 inCollection: "items", metadata: nil)
             }

@@ -250,7 +250,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
             }
-            return (try t.view("v").dump(), t.state.views[Name("v")]!.unstored.owesWrites)
+            return (try t.view("v").dump(), t.viewInstance(named: "v")!.unstored.owesWrites)
         }
         let reopened = try Database(path: copy)
         defer { reopened.close() }

@@ -347,7 +347,7 @@ struct CountedTree<Key: Comparable, Value> {
     }
 
     private func split(_ node: Node) -> Node {
-        RarePaths.shared.count(\.splits)
+        RarePaths.count(\.splits)
         let half = node.keys.count / 2
         let right: Node
         if node.isLeaf {
@@ -415,7 +415,7 @@ struct CountedTree<Key: Comparable, Value> {
         let left = slot > 0 ? slot - 1 : slot
         let right = left + 1
         guard node.children[left].keys.count + node.children[right].keys.count <= capacity else { return }
-        RarePaths.shared.count(\.merges)
+        RarePaths.count(\.merges)
         if !isKnownUniquelyReferenced(&node.children[left]) {
             node.children[left] = node.children[left].copy()
         }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Sizes that decide how often the engine's rare paths run. Debug builds
 /// (the test suite) make them tiny, so that node splits and merges and
 /// label relabelling happen in ordinary tests, with every view update
@@ -15,7 +21,7 @@ enum Tuning {
     /// How long commits must pause before the rows a persistent view left
     /// waiting are stored off the commit path (`Checkpointer`).
     static let viewRowsIdleMilliseconds = 20
-    /// Rows a population groups (and keys) at a time (`ViewWriter.scanGrouped`).
+    /// Rows a population groups (and keys) at a time (`ViewPopulation.scanGrouped`).
     static let populationBatchSize = 7
     /// How long a write that stores a view registered in the background
     /// runs at least before it lets a waiting writer in: every commit of a
@@ -23,6 +29,9 @@ enum Tuning {
     /// batch of rows made storing 100k rows take minutes.
     static let storingYieldsAfterMilliseconds: Int64 = 250
     static let checksInvariants = true
+    /// Views up to this many rows are checked whole after every write
+    /// (`ViewWriter+Checks.swift`); larger ones where the write touched them.
+    static let wholeCheckRows = 2_000
     #else
     static let treeCapacity = 64
     static let labelStep: Int64 = 1 << 32
@@ -42,12 +51,15 @@ enum Tuning {
     /// millisecond) during which it began to wait.
     static let storingYieldsAfterMilliseconds: Int64 = 0
     static let checksInvariants = false
+    static let wholeCheckRows = 0
     #endif
 }
 
 /// How often the rare paths ran (counted in debug builds only), so a test
-/// can show that they did.
-package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
+/// can show that they did. Counted per thread, for the work a test runs
+/// inside `counting`: another test's work, on its own thread or a
+/// background one, never adds to it.
+package enum RarePaths {
     package struct Counts: Equatable, Sendable {
         package var splits = 0, merges = 0, relabels = 0
         /// A view's row index renumbered its group ids (`ViewState`).
@@ -59,16 +71,33 @@ package final class RarePaths: @unchecked Sendable {   // guarded by `lock`
         /// A batch's held rows for a group were placed one by one.
         package var heldRowsPlacedSingly = 0
     }
-    private let lock = Mutex()
-    private var counts = Counts()
 
-    package static let shared = RarePaths()
+    /// Runs `body` and returns what it returned with the rare paths it ran
+    /// on the calling thread.
+    package static func counting<T>(_ body: () throws -> T) rethrows -> (result: T, counts: Counts) {
+        let recorder = Recorder()
+        let outer = pthread_getspecific(recorderKey)
+        pthread_setspecific(recorderKey, Unmanaged.passUnretained(recorder).toOpaque())
+        defer { pthread_setspecific(recorderKey, outer) }
+        let result = try body()
+        return (result, recorder.counts)
+    }
 
-    package var current: Counts { lock.withLock { counts } }
-
-    func count(_ path: WritableKeyPath<Counts, Int>) {
+    static func count(_ path: WritableKeyPath<Counts, Int>) {
         #if DEBUG
-        lock.withLock { counts[keyPath: path] += 1 }
+        guard let recorder = pthread_getspecific(recorderKey) else { return }
+        Unmanaged<Recorder>.fromOpaque(recorder).takeUnretainedValue().counts[keyPath: path] += 1
         #endif
     }
+
+    /// The counts of one `counting` call; only its thread uses it.
+    private final class Recorder {
+        var counts = Counts()
+    }
+
+    private static let recorderKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 }

@@ -72,7 +72,7 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     private var rowsWaitingCommits: UInt64 = 0
     /// Stores the views' waiting rows; set by the database once, before
     /// its first commit.
-    var storeWaitingRows: (() -> Void)?
+    var writeDeferred: (() -> Void)?
     /// How long commits must pause before the thread stores waiting view
     /// rows; tests that watch rows wait raise it.
     var viewRowsIdleMilliseconds: Int {
@@ -205,6 +205,6 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
             rowsWaiting = false
             return true
         }
-        if quiet { storeWaitingRows?() }
+        if quiet { writeDeferred?() }
     }
 }

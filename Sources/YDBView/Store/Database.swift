@@ -5,10 +5,10 @@ import Musl
 #endif
 
 /// Everything a reader needs to see the database as of one snapshot, besides
-/// SQLite's own snapshot: the registered views and their contents.
+/// SQLite's own snapshot: the registered extensions (views) and their contents.
 struct PublishedState {
     var snapshot: UInt64
-    var views: ViewRegistry
+    var extensions: ExtensionRegistry
 }
 
 /// A key/value database on SQLite (WAL mode) with registered views.
@@ -61,8 +61,8 @@ public final class Database: @unchecked Sendable {
     private var closed = false
     /// Copies the write-ahead log back into the file off the commit path.
     let checkpointer: Checkpointer
-    /// Whether some stored view that is not registered may still be marked
-    /// fresh: the first commit that changes rows then marks it stale.
+    /// Whether some stored extension that is not registered may still be
+    /// marked fresh: the first commit that changes rows then marks it stale.
     /// Read and written only by the write transaction (under `writeGate`).
     var storedViewsMayMissCommits = false
     /// The largest row id ever used: a new row gets the next one. Read and
@@ -81,9 +81,9 @@ public final class Database: @unchecked Sendable {
     /// each take one and wait their turn at the write lock, as any writers.
     private var internalConnections: [Connection] = []
     private var idleConnections: [Connection] = []
-    /// Asynchronous registrations still running, and the row changes that
-    /// commits record for them (its own lock).
-    let registrations = PendingRegistrations()
+    /// Work that follows every commit's row changes (`CommitFollower`), one
+    /// of each kind, made on first use; guarded by `stateLock`.
+    private var followers: [ObjectIdentifier: any CommitFollower] = [:]
 
     /// Opens (creating if needed) the database at `path`; nil opens a private
     /// temporary database that is deleted on `close()`.
@@ -123,16 +123,16 @@ public final class Database: @unchecked Sendable {
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
             let stored = try Schema.prepare(handle)
-            published = PublishedState(snapshot: stored.snapshot, views: ViewRegistry())
+            published = PublishedState(snapshot: stored.snapshot, extensions: ExtensionRegistry())
             snapshotsReservedThrough = stored.snapshot
             largestRowid = stored.largestRowid
             storedLargestRowid = stored.storedLargestRowid
-            storedViewsMayMissCommits = try ViewStorage.anyFresh(handle)
+            storedViewsMayMissCommits = try Schema.anyStoredExtensionFresh(handle)
         } catch {
             fileLock.databaseDidClose()   // init failed: deinit will not run
             throw error
         }
-        checkpointer.storeWaitingRows = { [weak self] in self?.storeUnstoredViewRows() }
+        checkpointer.writeDeferred = { [weak self] in self?.writeDeferred() }
     }
 
     deinit { close() }
@@ -140,11 +140,11 @@ public final class Database: @unchecked Sendable {
     /// Closes the database and every connection of it: open transactions end
     /// (read-write ones roll back) and report `.closed` ("its database was
     /// closed") when used again; a temporary database's files are deleted.
-    /// First it stores the changes persistent views still keep in memory
-    /// (`UnstoredRows`): a process that ends without closing leaves those
-    /// views stale. Idempotent.
+    /// First it writes what extensions deferred (the changes persistent
+    /// views still keep in memory, `UnstoredRows`): a process that ends
+    /// without closing leaves those views stale. Idempotent.
     public func close() {
-        storeUnstoredViewRows()
+        writeDeferred()
         // What the database held is released after the lock: an observer or
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.
@@ -152,15 +152,17 @@ public final class Database: @unchecked Sendable {
         var definitions: [ReleaseHook] = []
         var open: [Connection] = []
         var registrationConnections: [Connection] = []
+        var following: [any CommitFollower] = []
         let wasOpen: Bool = stateLock.withLock {
             guard !closed else { return false }
             closed = true
             open = connections.values.compactMap(\.connection)
-            released = [notifications, observers, published.views, undelivered]
-            definitions = published.views.names.compactMap { published.views[$0]?.definition.releaseHook }
+            released = [notifications, observers, published.extensions, undelivered]
+            definitions = published.extensions.names.compactMap { published.extensions[$0]?.releaseHook }
+            following = Array(followers.values)
             notifications.removeAll()
             observers.removeAll()
-            published.views = ViewRegistry()
+            published.extensions = ExtensionRegistry()
             undelivered.removeAll()
             registrationConnections = internalConnections
             internalConnections.removeAll()
@@ -169,16 +171,15 @@ public final class Database: @unchecked Sendable {
         }
         guard wasOpen else { return }
         released.removeAll()
-        let registering = registrations.close()
+        for follower in following { follower.stop() }
         let reason = YDBError(.closed, "the transaction ended because its database was closed")
         for connection in open { connection.close(because: reason) }
         open.removeAll()
-        // Each asynchronous registration stops at its next step and closes
-        // its own connection. Not waited for from its own thread (a
-        // callback of it closing the database), nor by a thread holding
-        // the write lock (the registration may be waiting for it).
+        // Background work (asynchronous registrations) stops at its next
+        // step. Not waited for by a thread holding the write lock: the work
+        // may be waiting for it.
         if !writeGate.isHeldByCurrentThread {
-            for task in registering where !task.runsOnCurrentThread { task.waitUntilDone(withDatabase: true) }
+            for follower in following { follower.waitUntilStopped() }
         }
         checkpointer.stop()
         for connection in registrationConnections { connection.close(because: reason) }
@@ -196,47 +197,58 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// Writes what the views' storage tables still miss (`UnstoredRows`),
-    /// so that they load as stored when next registered: at close, and on
-    /// the checkpointer's thread once commits pause. Best effort, as a
-    /// checkpoint is: skipped when a write stays open or the write fails
-    /// (those views then repopulate at their next registration, as after a
-    /// crash). A view an asynchronous registration is storing owes nothing
-    /// here: its table is not complete, and it stays marked not fresh
-    /// unless the registration finished.
-    private func storeUnstoredViewRows() {
+    /// Writes what extensions deferred (`DeferredWrites`: the rows views'
+    /// storage tables still miss), so that they load as stored when next
+    /// registered: at close, and on the checkpointer's thread once commits
+    /// pause. Best effort, as a checkpoint is: skipped when a write stays
+    /// open or the write fails (those views then repopulate at their next
+    /// registration, as after a crash).
+    private func writeDeferred() {
         guard !isClosed, !writeGate.isHeldByCurrentThread, writeGate.enter(waitingAtMost: 100) else { return }
         defer { writeGate.leave() }
-        var owing: [(id: Int64, unstored: UnstoredRows)] = []
+        var owing: [any DeferredWrites] = []
         stateLock.withLock {
             guard !closed else { return }
-            let views = published.views
-            views.forEachName { name in
-                guard let instance = views[name], let id = instance.storageID, instance.unstored.owesWrites else { return }
-                owing.append((id, instance.unstored))
+            let extensions = published.extensions
+            extensions.forEachName { name in
+                if let deferred = extensions[name]?.deferredWrites, deferred.owesWrites { owing.append(deferred) }
             }
         }
         guard !owing.isEmpty, let handle = try? SQLiteHandle(path: path, maxValueBytes: maxValueBytes) else { return }
         defer { handle.close() }
         do {
             try handle.execute("BEGIN IMMEDIATE")
-            for (id, unstored) in owing {
-                try ViewStorage.write(unstored.rows, id: id, handle)
-                try ViewStorage.setFresh(true, id: id, handle)
-            }
+            for deferred in owing { try deferred.write(handle) }
             try handle.execute("COMMIT")
         } catch {
             try? handle.execute("ROLLBACK")
             return
         }
-        for (_, unstored) in owing { unstored.markStored() }
+        for deferred in owing { deferred.written() }
     }
 
     public var isClosed: Bool { stateLock.withLock { closed } }
 
-    /// The views registered as of the latest commit (empty once closed):
-    /// read without a transaction, so never refused by one under way.
-    var latestViews: ViewRegistry { stateLock.withLock { published.views } }
+    /// The extensions registered as of the latest commit (empty once
+    /// closed): read without a transaction, so never refused by one under way.
+    var latestExtensions: ExtensionRegistry { stateLock.withLock { published.extensions } }
+
+    /// The database's follower of type `kind`, made on first use (nil once
+    /// closed).
+    func follower<Follower: CommitFollower>(_ kind: Follower.Type) -> Follower? {
+        stateLock.withLock {
+            guard !closed else { return nil }
+            if let existing = followers[ObjectIdentifier(kind)] { return existing as? Follower }
+            let made = Follower()
+            followers[ObjectIdentifier(kind)] = made
+            return made
+        }
+    }
+
+    /// Whether some follower wants this write's row changes by row id.
+    var followersRecord: Bool {
+        stateLock.withLock { followers.values.contains { $0.isRecording } }
+    }
 
     /// The latest committed snapshot number. Numbers grow by one with each
     /// commit that changes something and never repeat, but a reopened
@@ -370,7 +382,9 @@ public final class Database: @unchecked Sendable {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run("COMMIT")
             published = state
-            if let rowChanges, !rowChanges.isEmpty { registrations.record(rowChanges, snapshot: state.snapshot) }
+            if let rowChanges, !rowChanges.isEmpty {
+                for follower in followers.values { follower.record(rowChanges, snapshot: state.snapshot) }
+            }
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {
                 connections[ObjectIdentifier(connection)] = TrackedConnection(connection: connection, seen: state.snapshot)

@@ -26,6 +26,10 @@ final class WriteGate {
     private var holder: (thread: UInt, connection: ObjectIdentifier)?
     /// Writers waiting in `enter(for:waitingAtMost:)` now.
     private var writersWaiting = 0
+    /// Set by `letAWaitingWriterIn`: the next writer to take the gate
+    /// signals `handedOver`.
+    private var handoverPending = false
+    private let handedOver = Semaphore(value: 0)
 
     /// Whether a writer is waiting for the gate: long engine work under
     /// the gate (storing a view registered in the background) ends its
@@ -53,7 +57,34 @@ final class WriteGate {
         lock.withLock {
             writersWaiting -= 1
             holder = (thread, id)
+            if handoverPending {
+                handoverPending = false
+                handedOver.signal()
+            }
         }
+    }
+
+    /// For long engine work done in turns of short write transactions (a
+    /// background registration): called between two turns, without the
+    /// gate, it waits until a writer that is waiting has taken the gate, at
+    /// most `milliseconds`; it returns at once when none waits or one holds
+    /// it. The gate is not fair (a thread that leaves it and enters again
+    /// takes it before a waiting one wakes up): this gives waiting writers
+    /// their turn without sleeping.
+    func letAWaitingWriterIn(waitingAtMost milliseconds: Int) {
+        let waits = lock.withLock { () -> Bool in
+            guard holder == nil, writersWaiting > 0 else { return false }
+            handoverPending = true
+            return true
+        }
+        guard waits, !handedOver.wait(milliseconds: milliseconds) else { return }
+        // Timed out: no writer took it, or one did just now (then its
+        // signal is taken, so that the next handover waits for its own).
+        let signalled = lock.withLock { () -> Bool in
+            defer { handoverPending = false }
+            return !handoverPending
+        }
+        if signalled { handedOver.wait() }
     }
 
     /// Passes the turnstile and takes the gate, in at most `milliseconds`

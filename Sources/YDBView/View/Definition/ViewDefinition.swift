@@ -1,23 +1,3 @@
-/// What a grouping or sorting callback reads. The smallest flavour that
-/// covers a callback lets the view skip loading objects, and skip re-running
-/// the callback when only the parts it does not read change.
-public enum ViewFlavour: Int32, Sendable {
-    case key = 0, object = 1, metadata = 2, row = 3
-
-    var readsObject: Bool { self == .object || self == .row }
-    var readsMetadata: Bool { self == .metadata || self == .row }
-
-    /// YapDatabase's defaults: a callback re-runs when what it reads changes.
-    var defaultInvokeOptions: InvokeOptions {
-        switch self {
-        case .key: return .insertOnly
-        case .object: return [.objectModified, .objectTouched]
-        case .metadata: return [.metadataModified, .metadataTouched]
-        case .row: return .any
-        }
-    }
-}
-
 /// Which changes to an existing row make a callback run again. A callback
 /// always runs when a row is inserted.
 public struct InvokeOptions: OptionSet, Hashable, Sendable {
@@ -38,27 +18,15 @@ public struct InvokeOptions: OptionSet, Hashable, Sendable {
     }
 }
 
-/// A row as a callback sees it. `object` is nil unless the callback's
-/// flavour reads the object (likewise `metadata`, which is also nil for a
-/// row without metadata).
-public struct ViewRow: Sendable {
-    public let collection: String
-    public let key: String
-    public internal(set) var object: [UInt8]?
-    public internal(set) var metadata: [UInt8]?
-
-    public init(collection: String, key: String, object: [UInt8]?, metadata: [UInt8]?) {
-        self.collection = collection
-        self.key = key
-        self.object = object
-        self.metadata = metadata
-    }
-
-    /// The row as a callback of `flavour` may see it.
-    func narrowed(to flavour: ViewFlavour) -> ViewRow {
-        ViewRow(collection: collection, key: key,
-                object: flavour.readsObject ? object : nil,
-                metadata: flavour.readsMetadata ? metadata : nil)
+extension ViewFlavour {
+    /// YapDatabase's defaults: a callback re-runs when what it reads changes.
+    var defaultInvokeOptions: InvokeOptions {
+        switch self {
+        case .key: return .insertOnly
+        case .object: return [.objectModified, .objectTouched]
+        case .metadata: return [.metadataModified, .metadataTouched]
+        case .row: return .any
+        }
     }
 }
 

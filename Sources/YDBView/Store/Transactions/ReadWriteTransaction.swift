@@ -1,23 +1,24 @@
 /// A read-write transaction: atomic, one at a time per database.
 ///
-/// Every change is passed to each registered view, which updates itself in
-/// the same SQLite transaction. If any operation fails (SQLite, or a view's
+/// Every change is passed to each registered extension (view), which
+/// updates itself in the same SQLite transaction (`ExtensionWriter`). If any operation fails (SQLite, or a view's
 /// callback), the transaction is poisoned: later operations throw and
 /// `commit()` rolls everything back and throws the first error.
 /// A value longer than SQLite stores is refused (`.tooBig`) before anything
 /// is written, and like a bad argument leaves the transaction usable.
 public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
-    /// Writers of the views this transaction touched, made on first use: a
-    /// transaction that touches one view (a registration) costs the same
-    /// however many views exist. `state.views` names every view.
-    private var writers: [Name: ViewWriter] = [:]
-    /// Every view's writer in name order, once a row write has needed them
-    /// all: each later write of the transaction then skips listing the
-    /// views and looking each one up. Dropped when the views change.
-    private var everyWriter: [ViewWriter]?
+    /// Writers of the extensions this transaction touched, made on first
+    /// use: a transaction that touches one (a registration) costs the same
+    /// however many exist. `state.extensions` names every one.
+    private var writers: [Name: any ExtensionWriter] = [:]
+    /// Every extension's writer in name order, once a row write has needed
+    /// them all: each later write of the transaction then skips listing
+    /// them and looking each one up. Dropped when the extensions change.
+    private var everyWriter: [any ExtensionWriter]?
     private var changedRows: [RowKey: RowChangeKind] = [:]
-    /// The same changes by row id, kept only while an asynchronous
-    /// registration records commits (decided at begin, under the write lock).
+    /// The same changes by row id, kept only while a `CommitFollower` (an
+    /// asynchronous registration) records commits (decided at begin, under
+    /// the write lock).
     private var changedRowids: [Int64: RowChangeKind]?
     /// Every row id `record` saw, repeats included: the commit's
     /// `CommitNotification.changedRowids`.
@@ -33,7 +34,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     override init(connection: Connection, state: PublishedState) {
         startSnapshot = state.snapshot
-        changedRowids = connection.database.registrations.isRecording ? [:] : nil
+        changedRowids = connection.database.followersRecord ? [:] : nil
         super.init(connection: connection, state: state)
     }
 
@@ -82,32 +83,23 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     private func finishCommit() throws {
         var newState = state
-        var logs: [Name: ViewCommitLog] = [:]
+        var logs: [Name: any Sendable] = [:]
         let snapshot = changed ? startSnapshot + 1 : startSnapshot
-        try saveViewStorage()
+        for writer in writers.values { try writer.prepareCommit(handle) }
+        let database = connection.database
         for (name, writer) in writers {
-            if Tuning.checksInvariants {
-                // A view an asynchronous registration is still storing
-                // holds more rows than its storage.
-                if let id = writer.instance.storageID, connection.database.registrations.isStoring(id) {
-                    writer.checkInvariants()
-                } else {
-                    try writer.checkInvariants(storedIn: handle)
-                }
-            }
-            newState.views[name] = writer.instance
-            if let log = writer.finish(snapshotBefore: startSnapshot, snapshot: snapshot) {
-                logs[name] = log
-            }
+            if Tuning.checksInvariants { try writer.checkBeforeCommit(handle, database) }
+            let (registered, log) = writer.finish(snapshotBefore: startSnapshot, snapshot: snapshot)
+            newState.extensions[name] = registered
+            if let log { logs[name] = log }
         }
         newState.snapshot = snapshot
         var notification: CommitNotification?
         let rowsChanged = !changedRows.isEmpty || !removedCollections.isEmpty || removedAll
-        let database = connection.database
         if rowsChanged && database.storedViewsMayMissCommits {
-            // Stored views that are not registered miss these row changes.
-            try ViewStorage.markStale(except: state.views.names.compactMap { viewInstance(named: $0.value)?.storageID },
-                                      handle)
+            // Stored extensions that are not registered miss these row changes.
+            try Schema.markStoredExtensionsStale(
+                except: state.extensions.names.compactMap { registeredExtension(named: $0.value)?.storageID }, handle)
         }
         var reservedThrough: UInt64?
         var storedLargestRowid: Int64?
@@ -125,7 +117,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             }
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
-                removedAll: removedAll, viewLogs: logs, changedRowids: recordedRowids)
+                removedAll: removedAll, extensionLogs: logs, changedRowids: recordedRowids)
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
@@ -133,7 +125,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         // checkpointer, once, if any left rows waiting.
         var rowsWait = false
         for writer in writers.values {
-            if writer.storageCommitted() { rowsWait = true }
+            if writer.committed() { rowsWait = true }
         }
         if rowsWait { database.checkpointer.viewRowsWaiting() }
         if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
@@ -208,10 +200,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// The row table's writes (all its SQL is in `RowTable.swift`).
     private var table: RowTable { RowTable(handle: handle) }
 
-    /// What view maintenance sees of this write: the rows, read only, the
-    /// handle of its own tables, and this transaction only to lend callbacks
-    /// a read-only handle of it.
-    var viewContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle, transaction: self) }
+    /// What extensions see of this write: the rows, read only, the handle
+    /// of their own tables, and this transaction only to lend callbacks a
+    /// read-only handle of it.
+    var writeContext: ExtensionWriteContext { ExtensionWriteContext(rows: rows, storage: handle, transaction: self) }
 
     /// Whether it deleted rows (its commit then may store the largest row id):
     /// a removal stays in `changedRows` even when the key is set again, and
@@ -238,9 +230,9 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             let row = ViewRow(collection: collection, key: key, object: object, metadata: metadata)
             let (rowid, inserted) = try store(row)
             if inserted {
-                try forEachView { try $0.rowInserted(rowid, row, viewContext) }
+                try forEachExtension { try $0.rowInserted(rowid, row, writeContext) }
             } else {
-                try forEachView { try $0.rowUpdated(rowid, row, .set, viewContext) }
+                try forEachExtension { try $0.rowUpdated(rowid, row, .set, writeContext) }
             }
         }
     }
@@ -276,32 +268,32 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             guard !kept.isEmpty else { return }
             // Grown once, not doubling (and rehashing) as the rows come.
             changedRows.reserveCapacity(changedRows.count + kept.count)
-            var batching: [ViewWriter] = []
-            try forEachView { if $0.hasBatchCallbacks { batching.append($0) } }
+            var batching: [any ExtensionWriter] = []
+            try forEachExtension { if $0.preparesBatches { batching.append($0) } }
             defer { for writer in batching { writer.endBatch() } }
             if !batching.isEmpty {
                 // What the callbacks' invoke options may depend on: is the
                 // row new? (The names are checked above: the table is asked
                 // directly.) Nil for all when no view's options depend on it.
                 let table = self.rows
-                let asks = batching.contains { $0.batchAsksWhichRowsExist }
+                let asks = batching.contains { $0.batchNeedsExistingRowids }
                 let pending = try kept.map { index, row in
-                    ViewWriter.PendingRow(index: index,
+                    SetBatch.Row(index: index,
                                           rowid: asks ? try table.rowid(forKey: row.key, inCollection: collection) : nil,
                                           row: row)
                 }
-                for writer in batching { try writer.prepareBatch(pending, viewContext) }
+                for writer in batching { try writer.prepareBatch(pending, writeContext) }
                 // New rows are held and placed together at the end, when
                 // no callback can look at a view meanwhile.
                 var quiet = true
-                try forEachView { quiet = quiet && $0.placesBatchWithoutCallbacks(inCollection: collection) }
-                if quiet { for writer in batching { writer.holdsNewRows = true } }
+                try forEachExtension { quiet = quiet && $0.placesBatchWithoutCallbacks(inCollection: collection) }
+                if quiet { for writer in batching { writer.holdNewRowsUntilBatchEnds() } }
             }
             for (position, (_, row)) in kept.enumerated() {
                 let (rowid, inserted) = try store(row)
-                try forEachView { try $0.rowSet(at: position, rowid, row, inserted: inserted, viewContext) }
+                try forEachExtension { try $0.rowSet(at: position, rowid, row, inserted: inserted, writeContext) }
             }
-            for writer in batching { try writer.finishBatch(viewContext) }
+            for writer in batching { try writer.finishBatch(writeContext) }
         }
     }
 
@@ -382,12 +374,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     private func rowChanged(_ rowid: Int64, _ key: String, _ collection: String, _ kind: RowChangeKind,
                             object: [UInt8]? = nil, metadata: [UInt8]?? = nil) throws {
         record(kind, RowKey(collection: collection, key: key), rowid)
-        guard !state.views.isEmpty else { return }
+        guard !state.extensions.isEmpty else { return }
         let missing: ViewFlavour = object != nil ? .metadata : metadata != nil ? .object : .row
         var row = try loadRow(rowid, missing)
         if let object { row.object = object }
         if let metadata { row.metadata = metadata }
-        try forEachView { try $0.rowUpdated(rowid, row, kind, viewContext) }
+        try forEachExtension { try $0.rowUpdated(rowid, row, kind, writeContext) }
     }
 
     public func removeObject(forKey key: String, inCollection collection: String) throws {
@@ -405,7 +397,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                 removed.append((rowid, rowKey))
             }
             guard !removed.isEmpty else { return }
-            try forEachView { try $0.rowsRemoved(removed, viewContext) }
+            try forEachExtension { try $0.rowsRemoved(removed, writeContext) }
         }
     }
 
@@ -419,7 +411,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
             for (rowid, _) in removed { changedRowids?[rowid, default: []].formUnion(.removed) }
-            try forEachView { try $0.rowsRemoved(removed, viewContext) }
+            try forEachExtension { try $0.rowsRemoved(removed, writeContext) }
         }
     }
 
@@ -433,61 +425,58 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             changedRows.removeAll()
             removedCollections.removeAll()
             for rowid in removed.rowids { changedRowids?[rowid, default: []].formUnion(.removed) }
-            try forEachView { try $0.allRemoved(keys: removed, viewContext) }
+            try forEachExtension { try $0.allRemoved(keys: removed, writeContext) }
         }
     }
 
-    // MARK: Views
+    // MARK: Extensions
 
-    private func forEachView(_ body: (ViewWriter) throws -> Void) throws {
+    private func forEachExtension(_ body: (any ExtensionWriter) throws -> Void) throws {
         if everyWriter == nil {
-            var all: [ViewWriter] = []
-            state.views.forEachName { all.append(writer(named: $0.value)!) }
+            var all: [any ExtensionWriter] = []
+            state.extensions.forEachName { all.append(writer(named: $0.value)!) }
             everyWriter = all
         }
         for writer in everyWriter! {
             try body(writer)
-            if Tuning.checksInvariants { writer.checkInvariants() }
+            if Tuning.checksInvariants { writer.checkAfterWrite() }
         }
     }
 
-    /// The working copy of a view, for queries inside this transaction.
-    override func viewInstance(named name: String) -> ViewInstance? {
-        writers[Name(name)]?.instance ?? state.views[Name(name)]
+    /// The working copy of an extension, for reads inside this transaction.
+    override func registeredExtension(named name: String) -> (any RegisteredExtension)? {
+        writers[Name(name)]?.working ?? state.extensions[Name(name)]
     }
 
-    func writer(named name: String) -> ViewWriter? {
+    /// The writer of extension `name` in this transaction, made on first use.
+    func writer(named name: String) -> (any ExtensionWriter)? {
         if let writer = writers[Name(name)] { return writer }
-        guard let instance = state.views[Name(name)] else { return nil }
-        let writer = ViewWriter(instance: instance)
+        guard let registered = state.extensions[Name(name)] else { return nil }
+        let writer = registered.makeWriter()
         writers[Name(name)] = writer
         return writer
     }
 
-    /// Adds (or replaces) a view in this transaction; used by registration
-    /// and by changing a view's grouping/sorting.
-    func installWriter(_ writer: ViewWriter) {
+    /// Adds (or replaces) an extension in this transaction: registration,
+    /// and changing a view's grouping or sorting.
+    func installWriter(_ writer: any ExtensionWriter) {
         everyWriter = nil
-        writers[Name(writer.instance.name)] = writer
-        state.views[Name(writer.instance.name)] = writer.instance
+        let registered = writer.working
+        writers[Name(registered.name)] = writer
+        state.extensions[Name(registered.name)] = registered
         changed = true
     }
 
     func removeWriter(named name: String) {
         everyWriter = nil
         writers.removeValue(forKey: Name(name))
-        state.views[Name(name)] = nil
+        state.extensions[Name(name)] = nil
         changed = true
     }
 
-    /// Runs view maintenance work with the transaction's failure rules.
-    func viewWork<T>(_ body: () throws -> T) throws -> T {
+    /// Runs an extension's work (a registration) with the transaction's
+    /// failure rules.
+    func extensionWork<T>(_ body: () throws -> T) throws -> T {
         try write(body)
-    }
-
-    /// Writes (or leaves unstored) every view's owed storage rows
-    /// (`ViewWriter.saveStorage`).
-    private func saveViewStorage() throws {
-        for writer in writers.values { try writer.saveStorage(handle) }
     }
 }

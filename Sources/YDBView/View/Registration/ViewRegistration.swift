@@ -27,7 +27,7 @@ extension Database {
     /// How the registered view `name` was built when it was registered; nil
     /// for a name not registered.
     public func registrationOutcome(ofView name: String) -> ViewRegistrationOutcome? {
-        latestViews[Name(name)]?.registration
+        (latestExtensions[Name(name)] as? ViewInstance)?.registration
     }
 
     /// Unregisters a view and drops its stored tables. No-op for an unknown name.
@@ -41,18 +41,19 @@ extension Database {
 
     /// Names of the views registered as of the latest snapshot.
     public var registeredViewNames: [String] {
-        latestViews.names.map(\.value)
+        let extensions = latestExtensions
+        return extensions.names.filter { extensions[$0] is ViewInstance }.map(\.value)
     }
 }
 
 extension ReadWriteTransaction {
     func registerView(_ view: View, name: String) throws -> ViewRegistrationOutcome {
         release(view, when: .rolledBack)
-        return try viewWork {
+        return try extensionWork {
             let plan = try registrationPlan(view, name: name)
             guard case .populate(let outcome) = plan else { return install(plan, view) }
             let writer = try writerToPopulate(view, name: name)
-            try writer.repopulate(viewContext)
+            try writer.repopulate(writeContext)
             writer.instance.registration = outcome
             installWriter(writer)
             return outcome
@@ -71,7 +72,7 @@ extension ReadWriteTransaction {
 
     /// Decides how `view` is registered as `name`; changes nothing.
     func registrationPlan(_ view: View, name: String) throws -> RegistrationPlan {
-        if let existing = writer(named: name) {
+        if let existing = viewWriter(named: name) {
             // Switching between the comparator and sort-key forms needs
             // keys built (or dropped) even under the same tag.
             let same = existing.instance.definition.versionTag == view.versionTag
@@ -123,7 +124,7 @@ extension ReadWriteTransaction {
     func writerToPopulate(_ view: View, name: String, storedLater: Bool = false) throws -> ViewWriter {
         let storageID = try freshStorage(for: view, name: name)
         let populated: ViewWriter
-        if let existing = writer(named: name) {
+        if let existing = viewWriter(named: name) {
             releaseReplaced(existing, by: view)
             existing.takeDefinition(view)
             populated = existing
@@ -150,7 +151,7 @@ extension ReadWriteTransaction {
     /// give.
     func registerUnlessPopulating(_ view: View, name: String) throws
         -> (installed: Bool, outcome: ViewRegistrationOutcome) {
-        try viewWork {
+        try extensionWork {
             let plan = try registrationPlan(view, name: name)
             if case .populate(let outcome) = plan { return (false, outcome) }
             release(view, when: .rolledBack)
@@ -168,11 +169,11 @@ extension ReadWriteTransaction {
     func installPopulation(_ view: View, name: String, outcome: ViewRegistrationOutcome, built: ViewWriter,
                            changes: [Int64: RowChangeKind]) throws -> Int64? {
         release(view, when: .rolledBack)
-        return try viewWork {
+        return try extensionWork {
             let writer = try writerToPopulate(view, name: name, storedLater: true)
             if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
-            try writer.adopt(built, storing: false, viewContext)
-            try writer.catchUp(changes, viewContext)
+            try writer.adopt(built, storing: false, writeContext)
+            try writer.catchUp(changes, writeContext)
             writer.instance.registration = outcome
             installWriter(writer)
             return writer.instance.storageID
@@ -188,7 +189,7 @@ extension ReadWriteTransaction {
     /// meanwhile).
     func storeRows(ofView name: String, storageID id: Int64, from start: Int64, batch: Int = 256,
                    until stop: () -> Bool) throws -> Int64? {
-        try viewWork {
+        try extensionWork { () -> Int64? in
             guard let state = viewInstance(named: name).flatMap({ $0.storageID == id ? $0.state : nil }) else {
                 return nil
             }
@@ -215,9 +216,9 @@ extension ReadWriteTransaction {
             try stored.finish()
             guard lower == state.totalCount else { return next }
             try ViewStorage.setFresh(true, id: id, handle)
-            let complete = writer(named: name)!
+            let complete = viewWriter(named: name)!
             complete.storageIsComplete()
-            if Tuning.checksInvariants { try complete.checkInvariants(storedIn: handle) }
+            if Tuning.checksInvariants { try complete.checkStored(handle) }
             return nil
         }
     }
@@ -230,9 +231,9 @@ extension ReadWriteTransaction {
     }
 
     func unregisterView(name: String) throws {
-        try viewWork {
+        try extensionWork {
             try ViewStorage.drop(named: name, handle)
-            if let existing = writer(named: name) {
+            if let existing = viewWriter(named: name) {
                 release(existing.instance.definition, when: .committed)
                 removeWriter(named: name)
             }
@@ -269,9 +270,9 @@ extension ReadWriteTransaction {
         // go only if they were not installed (same tag, or a failure).
         var installed = false
         if let releaseHook { whenEnded { committed in if !(committed && installed) { releaseHook.release() } } }
-        try viewWork {
+        try extensionWork {
             try validateName(name, "view name")
-            guard let existing = writer(named: name) else {
+            guard let existing = viewWriter(named: name) else {
                 throw YDBError(.notFound, "no view named '\(name)' is registered")
             }
             guard existing.instance.definition.versionTag != versionTag else { return }
@@ -282,7 +283,7 @@ extension ReadWriteTransaction {
             view.versionTag = versionTag
             view.releaseHook = releaseHook
             if let id = existing.instance.storageID { try ViewStorage.setVersionTag(versionTag, id: id, handle) }
-            try existing.redefine(view, viewContext)
+            try existing.redefine(view, writeContext)
             installWriter(existing)
             installed = true
         }

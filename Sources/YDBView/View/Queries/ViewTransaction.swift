@@ -210,7 +210,7 @@ public struct ViewTransaction {
             let rowid = tree.element(at: index)!.value
             let row = try transaction.access { try transaction.loadRow(rowid, find.flavour) }
             return try transaction.connection.runningUserCode(.enumeration) {
-                try ViewWriter.callback(name, "find") { try find.run(transaction, row) }
+                try ViewCallbacks.run(name, "find") { try find.run(transaction, row) }
             }
         }
         // First index not before the range, then first index after it.

@@ -29,21 +29,6 @@ enum ViewStorage {
                             isFresh: select.int(3) != 0)
     }
 
-    /// Whether any stored view is still fresh (at open: such views go stale
-    /// at the first commit that changes rows without them registered).
-    static func anyFresh(_ handle: SQLiteHandle) throws -> Bool {
-        let select = try handle.statement("SELECT 1 FROM ydb_views WHERE fresh = 1 LIMIT 1")
-        defer { select.reset() }
-        return try select.step()
-    }
-
-    /// Marks every stored view stale except `registered` (ids): they miss the
-    /// row changes of the commit running this.
-    static func markStale(except registered: [Int64], _ handle: SQLiteHandle) throws {
-        let kept = registered.map(String.init).joined(separator: ",")
-        try handle.execute("UPDATE ydb_views SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
-    }
-
     /// Records a new, empty, fresh view; returns its id.
     static func create(named name: String, versionTag: String, _ handle: SQLiteHandle) throws -> Int64 {
         let next = try handle.statement("SELECT coalesce(max(id), 0) + 1 FROM ydb_views")

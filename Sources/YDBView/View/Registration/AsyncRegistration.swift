@@ -248,7 +248,7 @@ public final class ViewRegistrationTask: @unchecked Sendable {
 ///
 /// Lock order: a commit records while holding the database's state lock,
 /// so nothing here takes that lock.
-final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
+final class PendingRegistrations: CommitFollower, @unchecked Sendable {   // guarded by `lock`
     private let lock = Mutex()
     private var running: [ObjectIdentifier: ViewRegistrationTask] = [:]
     /// The latest registration of each name.
@@ -257,6 +257,17 @@ final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
     /// Storage ids of views installed but not stored yet (see `storeRows`).
     private var storing: Set<Int64> = []
     private var closed = false
+    /// The registrations running when the database closed (`stop`).
+    private var stopped: [ViewRegistrationTask] = []
+
+    init() {}
+
+    /// The registrations of a closed database: none, and none may start.
+    static var ofClosedDatabase: PendingRegistrations {
+        let registrations = PendingRegistrations()
+        registrations.stop()
+        return registrations
+    }
 
     /// Adds a registration; a pending one of the same name is cancelled.
     func add(_ task: ViewRegistrationTask) throws {
@@ -289,16 +300,24 @@ final class PendingRegistrations: @unchecked Sendable {   // guarded by `lock`
     }
 
     /// The database closes: every registration still running is told to
-    /// stop, and returned; no new one may start.
-    func close() -> [ViewRegistrationTask] {
+    /// stop; no new one may start.
+    func stop() {
         let tasks = lock.withLock {
             closed = true
-            return Array(running.values)
+            stopped = Array(running.values)
+            return stopped
         }
         for task in tasks {
             task.stop(because: YDBError(.closed, "the registration of view '\(task.viewName)' was cancelled because its database was closed"))
         }
-        return tasks
+    }
+
+    /// Each registration stops at its next step and closes its own
+    /// connection. Not waited for from its own thread (a callback of it
+    /// closing the database).
+    func waitUntilStopped() {
+        let tasks = lock.withLock { stopped }
+        for task in tasks where !task.runsOnCurrentThread { task.waitUntilDone(withDatabase: true) }
     }
 
     func beginStoring(_ id: Int64) { lock.withLock { _ = storing.insert(id) } }
@@ -415,232 +434,5 @@ extension Database {
             view.releaseHook?.release()
             throw error
         }
-    }
-
-    /// A population with at most this many changed rows left is caught up
-    /// inside the install's write transaction.
-    static let catchUpLimit = 1000
-    /// Catch-ups on read snapshots go on while they shrink what waits (by a
-    /// tenth at least), up to this many; then the install takes the write
-    /// lock with whatever is left (commits may come faster than it catches up).
-    static let catchUpRounds = 32
-    /// Rows placed again per catch-up slice under the write lock.
-    static let sliceRows = 1000
-    /// The longest a write transaction that stores a persistent view's rows
-    /// after its install runs. It ends sooner, after the batch (256 rows,
-    /// about a millisecond) during which another writer began to wait for
-    /// the write lock: that writer waits no longer than a batch.
-    static let storeMilliseconds: Int64 = max(100, 4 * Tuning.storingYieldsAfterMilliseconds)
-
-    /// A read-write transaction on the registration's own connection: it
-    /// waits for the write lock as long as it takes (a registration must not
-    /// fail because another write is long), but in short waits between
-    /// which it stops when asked to (`cancel()`, a later registration, the
-    /// database closing), so a transaction forgotten open elsewhere never
-    /// keeps it from finishing as cancelled.
-    /// Once installed (`evenInstalled`) it can no longer be cancelled: then
-    /// it stops when the database closes.
-    private func beginWrite(for task: ViewRegistrationTask, on connection: Connection,
-                            evenInstalled: Bool = false) throws -> ReadWriteTransaction {
-        while true {
-            if evenInstalled { try checkOpen() } else { try task.checkStop() }
-            do {
-                return try connection.beginReadWriteTransaction(waitingAtMost: 100)
-            } catch let error as YDBError where error.code == .busy {
-                continue
-            }
-        }
-    }
-
-    /// The registration's thread.
-    private func runRegistration(_ task: ViewRegistrationTask) {
-        task.started()
-        var connection: Connection?
-        let result: Result<ViewRegistrationOutcome, YDBError>
-        do {
-            let opened = try Connection(database: self, tracksNotifications: false)
-            connection = opened
-            result = .success(try populateAndInstall(task, on: opened))
-        } catch let error as YDBError {
-            result = .failure(error)
-        } catch {
-            result = .failure(YDBError(.error, "\(error)"))
-        }
-        registrations.remove(task)
-        connection?.close()
-        task.leftTheDatabase()
-        // Not installed: its callbacks go before the completion is called.
-        if case .failure = result { task.view.releaseHook?.release() }
-        task.finish(result)
-    }
-
-    private func populateAndInstall(_ task: ViewRegistrationTask, on connection: Connection) throws
-        -> ViewRegistrationOutcome {
-        let view = task.view, name = task.viewName
-        // 1. Under the write lock: what the registration takes. What needs
-        //    no population is installed now; otherwise commits record their
-        //    row changes for it from here on.
-        let outcome: ViewRegistrationOutcome
-        do {
-            let transaction = try beginWrite(for: task, on: connection)
-            do {
-                try task.checkStop()
-                let first = try transaction.registerUnlessPopulating(view, name: name)
-                if first.installed {
-                    try transaction.commit()
-                    return first.outcome
-                }
-                registrations.startRecording(task)
-                transaction.rollback()
-                outcome = first.outcome
-            } catch {
-                transaction.rollback()
-                throw error
-            }
-        }
-        // 2. The population, with no lock held: commits go on, recorded
-        //    from before its first snapshot on. It reads the rows a chunk
-        //    per read snapshot, so that no snapshot pins the write-ahead
-        //    log for the whole scan (rows changed after the first one are
-        //    caught up below, whether or not the scan saw them). The
-        //    connection is the registration's own: nothing else uses it.
-        let built = ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: nil,
-                                                      state: ViewState()))
-        var reading: ReadTransaction? = try connection.beginReadTransaction()
-        defer { reading?.end() }
-        var seen = reading!.snapshot
-        try task.populationBegins(rows: try reading!.rowCount(allowedIn: view))
-        built.populationTick = { try task.tick($0) }
-        var sortReadOpened: Int64?     // when the sort's own read transaction was opened
-        built.populationPause = { more in
-            reading?.end()
-            reading = more ? try connection.beginReadTransaction() : nil
-        }
-        try built.repopulate(ViewWriteContext(rows: RowReader(handle: connection.handle), storage: connection.handle,
-                                              currentTransaction: {
-            // After the scan, the sort's callbacks still get a transaction:
-            // one opened for them and renewed every 50 ms, so that it pins
-            // the write-ahead log no longer than a scan chunk does.
-            let now = monotonicMilliseconds()
-            if let open = reading, sortReadOpened == nil || now - sortReadOpened! < 50 { return open }
-            reading?.end()
-            let opened = try connection.beginReadTransaction()   // ended below, or by the defer above
-            reading = opened
-            sortReadOpened = now
-            return opened
-        }))
-        reading?.end()   // the one opened for the sort's callbacks, if any
-        reading = nil
-        built.populationTick = nil
-        built.populationPause = nil
-        // 3. Catching up on newer snapshots while many changes wait, and
-        //    fewer each time.
-        var waiting = Int.max
-        for _ in 0..<Self.catchUpRounds {
-            try task.checkStop()
-            let count = registrations.changeCount(of: task, after: seen)
-            guard count > Self.catchUpLimit, count < waiting - waiting / 10 else { break }
-            waiting = count
-            seen = try connection.read { transaction -> UInt64 in
-                let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
-                try built.catchUp(changes, transaction.populationContext)
-                return transaction.snapshot
-            }
-        }
-        // 4. Commits still come faster than the catch-up absorbs them: it
-        //    slows them down, catching up in slices under the write lock
-        //    (at most `sliceRows` rows placed again each), and letting them
-        //    in between, as long as the slice took at first, then shorter
-        //    each time the backlog did not shrink (a writer changes rows
-        //    faster than their callbacks place them).
-        var backlog = Int.max
-        var share = 1.0
-        while true {
-            let left = registrations.changeCount(of: task, after: seen) + built.unplacedCount
-            guard left > Self.catchUpLimit else { break }
-            if left >= backlog { share = max(0.01, share / 2) }
-            backlog = left
-            try task.checkStop()
-            let started = monotonicMilliseconds()
-            let transaction = try beginWrite(for: task, on: connection)
-            do {
-                let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
-                try built.catchUp(changes, placing: Self.sliceRows, transaction.populationContext)
-                seen = transaction.snapshot
-                transaction.rollback()   // it wrote nothing
-            } catch {
-                transaction.rollback()
-                throw error
-            }
-            task.countSlice()
-            let took = max(1, Int64(Double(monotonicMilliseconds() - started) * share))
-            var pause = timespec(tv_sec: Int(took / 1000), tv_nsec: Int(took % 1000) * 1_000_000)
-            nanosleep(&pause, nil)
-        }
-        // 5. The install: the last changes and the view, in one write
-        //    transaction. No commit can come between the last take and
-        //    this one's.
-        var storage: Int64?
-        let transaction = try beginWrite(for: task, on: connection)
-        do {
-            try task.checkStop()
-            let changes = registrations.takeChanges(of: task, after: seen, through: transaction.snapshot, finally: true)
-            storage = try transaction.installPopulation(view, name: name, outcome: outcome, built: built,
-                                                        changes: changes)
-            if let storage { registrations.beginStoring(storage) }
-            try task.checkStop()
-            try transaction.commit()
-            task.markInstalled()
-        } catch {
-            transaction.rollback()
-            if let storage { registrations.endStoring(storage) }
-            throw error
-        }
-        // 6. A persistent view's rows are stored a chunk per short write
-        //    transaction (its commits store the rows they change). Stopped
-        //    by a close, it stays stored as stale: the next registration
-        //    repopulates it.
-        if let storage {
-            defer { registrations.endStoring(storage) }
-            var next: Int64? = .min
-            while let start = next {
-                do {
-                    let transaction = try beginWrite(for: task, on: connection, evenInstalled: true)
-                    let started = monotonicMilliseconds()
-                    do {
-                        next = try transaction.storeRows(ofView: name, storageID: storage, from: start) {
-                            let took = monotonicMilliseconds() - started
-                            return took >= Self.storeMilliseconds
-                                || took >= Tuning.storingYieldsAfterMilliseconds && writeGate.hasWaitingWriters
-                        }
-                        try transaction.commit()
-                    } catch {
-                        transaction.rollback()
-                        throw error
-                    }
-                } catch {
-                    break
-                }
-                // The write lock is not fair: without a pause this thread
-                // takes it again before a waiting writer wakes up.
-                if writeGate.hasWaitingWriters {
-                    var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                    nanosleep(&pause, nil)
-                }
-            }
-        }
-        return outcome
-    }
-}
-
-extension ReadTransaction {
-    /// What a population on this snapshot reads the rows through (it
-    /// writes nothing: the view is not stored until it is installed).
-    var populationContext: ViewWriteContext { ViewWriteContext(rows: rows, storage: handle, transaction: self) }
-
-    /// How many rows a population of `view` reads.
-    func rowCount(allowedIn view: View) throws -> Int {
-        guard let allowed = view.allowedCollections else { return try rows.countAll() }
-        return try Set(allowed.map { Name($0) }).reduce(0) { $0 + (try rows.count(inCollection: $1.value)) }
     }
 }

@@ -197,4 +197,22 @@ enum Schema {
         update.bind(1, Int64(bitPattern: last))
         try update.run()
     }
+
+    // MARK: Stored extensions
+
+    /// Whether any stored extension (a persistent view, `ydb_views`) is
+    /// still fresh. At open: such extensions go stale at the first commit
+    /// that changes rows without them registered.
+    static func anyStoredExtensionFresh(_ handle: SQLiteHandle) throws -> Bool {
+        let select = try handle.statement("SELECT 1 FROM ydb_views WHERE fresh = 1 LIMIT 1")
+        defer { select.reset() }
+        return try select.step()
+    }
+
+    /// Marks every stored extension stale except `registered` (their ids):
+    /// the others miss the row changes of the commit running this.
+    static func markStoredExtensionsStale(except registered: [Int64], _ handle: SQLiteHandle) throws {
+        let kept = registered.map(String.init).joined(separator: ",")
+        try handle.execute("UPDATE ydb_views SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
+    }
 }

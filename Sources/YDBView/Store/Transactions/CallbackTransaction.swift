@@ -33,8 +33,9 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
 
     private init(running: ReadTransaction) {
         self.running = running
-        // `state` serves only `snapshot`, which never changes; views are read
-        // through `running` (`viewInstance`), whose working copies move on.
+        // `state` serves only `snapshot`, which never changes; extensions are
+        // read through `running` (`registeredExtension`), whose working
+        // copies move on.
         super.init(connection: running.connection, state: running.state)
     }
 
@@ -72,9 +73,9 @@ final class CallbackTransaction: ReadTransaction, @unchecked Sendable {
         }
     }
 
-    /// The running transaction's views (a read-write one's working copies).
-    override func viewInstance(named name: String) -> ViewInstance? {
-        connection.lock.withLock { calls > 0 ? running.viewInstance(named: name) : nil }
+    /// The running transaction's extensions (a read-write one's working copies).
+    override func registeredExtension(named name: String) -> (any RegisteredExtension)? {
+        connection.lock.withLock { calls > 0 ? running.registeredExtension(named: name) : nil }
     }
 
     /// Does nothing: the handle cannot end the transaction running the callback.

@@ -204,7 +204,7 @@ struct ViewState: ViewContents {
     /// names of gone groups at most.
     private mutating func dropEmptiedGroupIDsIfMany() {
         guard groupIDs.count - groups.count > max(64, places.count / 8) else { return }
-        RarePaths.shared.count(\.groupRenumbers)
+        RarePaths.count(\.groupRenumbers)
         var ids = GroupIDs()
         var renumbered: [(Int64, StoredPlace)] = []
         renumbered.reserveCapacity(places.count)
@@ -287,7 +287,7 @@ enum OrderLabels {
             let slots = Int64(upper - lower + 1)
             let gap = (right - left) / (slots + 1)
             if gap >= Tuning.relabelGap || (lower == 0 && upper == tree.count) {
-                RarePaths.shared.count(\.relabels)
+                RarePaths.count(\.relabels)
                 precondition(gap >= 1, "label space exhausted")
                 var labels: [Int64] = []
                 var newLabel: Int64 = 0

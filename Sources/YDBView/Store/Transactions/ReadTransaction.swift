@@ -167,9 +167,9 @@ public class ReadTransaction: @unchecked Sendable {
         }
     }
 
-    /// The view `name` as this transaction sees it (a read-write transaction
-    /// overrides this with its working copies).
-    func viewInstance(named name: String) -> ViewInstance? { state.views[Name(name)] }
+    /// The extension `name` as this transaction sees it (a read-write
+    /// transaction overrides this with its working copies).
+    func registeredExtension(named name: String) -> (any RegisteredExtension)? { state.extensions[Name(name)] }
 
     // MARK: Internal row access (for views; no locking, no validation)
 

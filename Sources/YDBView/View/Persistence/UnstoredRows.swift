@@ -1,26 +1,13 @@
 /// A persistent view's committed changes that its storage table does not
-/// hold yet.
-///
-/// Writing the view's row into `ydb_view_rows` at every commit made a
-/// one-row commit change three B-trees (the rows, their key index and the
-/// view's table) where a plain indexed table changes two: one more page in
-/// the log, and an eighth to a fifth of the commit's time (medians at 10k
-/// rows, with that write left out). Instead, commits leave
-/// the rows they changed here and one commit writes them all once they
-/// reach `Tuning.viewRowsWrittenAtOnce` (`ViewWriter.saveStorage`). The
-/// database's thread writes the rest once commits pause (`Checkpointer`),
-/// and so does closing the database (`Database.close`).
-///
-/// While rows wait here the view's registry row says it is not fresh,
-/// written by the commit that first leaves rows waiting: a process that
-/// ends without closing the database (a crash, a kill) before they are
-/// stored leaves a stored view that repopulates when next registered,
-/// never one that loads out of date.
+/// hold yet: the rows commits leave waiting under the storage rule
+/// (`StoragePlan.swift`). Writing the view's row at every commit made a
+/// one-row commit change three B-trees where a plain indexed table
+/// changes two.
 ///
 /// Shared by every snapshot of the view, like its row cache. Only a writer
 /// holding the write gate reads or changes it, and it changes it only once
-/// its commit succeeded (`ViewWriter.storageCommitted`), so a rollback
-/// leaves it as it was.
+/// its commit succeeded (`StoragePlan.committed`), so a rollback leaves it
+/// as it was.
 final class UnstoredRows: @unchecked Sendable {   // guarded by the write gate
     /// A row's last place in the view, or its removal.
     enum Row {

@@ -1,0 +1,65 @@
+/// How views plug into the store: a registered view is a
+/// `RegisteredExtension` (`ViewInstance`), its writer an `ExtensionWriter`,
+/// its commit log the commit's log for its name, and the asynchronous
+/// registrations a `CommitFollower`. The rest of the view feature reaches
+/// the store's generic parts through the accessors here.
+extension ViewInstance: RegisteredExtension {
+    func makeWriter() -> any ExtensionWriter { ViewWriter(instance: self) }
+    var releaseHook: ReleaseHook? { definition.releaseHook }
+    var deferredWrites: (any DeferredWrites)? { storageID.map { DeferredViewRows(id: $0, waiting: unstored) } }
+}
+
+extension ViewWriter: ExtensionWriter {
+    var working: any RegisteredExtension { instance }
+
+    /// Writes what the transaction owes the view's table, or leaves it
+    /// waiting (`StoragePlan.swift`).
+    func prepareCommit(_ handle: SQLiteHandle) throws {
+        try storage.save(id: instance.storageID, instance.unstored, handle)
+    }
+
+    func finish(snapshotBefore: UInt64, snapshot: UInt64) -> (any RegisteredExtension, (any Sendable)?) {
+        let log = commitLog(snapshotBefore: snapshotBefore, snapshot: snapshot)
+        return (instance, log)
+    }
+
+    func committed() -> Bool { storage.committed(instance.unstored) }
+
+    /// The cache may hold rows as the transaction changed them, and the
+    /// storage writes it owed are void.
+    func rolledBack() {
+        rowCache.removeAll()
+        storage.rolledBack()
+    }
+}
+
+extension ReadTransaction {
+    /// The view `name` as this transaction sees it (nil: no such view).
+    func viewInstance(named name: String) -> ViewInstance? {
+        registeredExtension(named: name) as? ViewInstance
+    }
+}
+
+extension ReadWriteTransaction {
+    /// The writer of view `name` in this transaction, made on first use.
+    func viewWriter(named name: String) -> ViewWriter? {
+        writer(named: name) as? ViewWriter
+    }
+}
+
+extension CommitNotification {
+    /// What the commit did to the view registered as `name` (nil: nothing).
+    public func viewLog(named name: String) -> ViewCommitLog? { extensionLogs[Name(name)] as? ViewCommitLog }
+
+    /// Names of the views the commit changed, in byte order.
+    public var changedViewNames: [String] {
+        extensionLogs.compactMap { $0.value is ViewCommitLog ? $0.key : nil }.sorted().map(\.value)
+    }
+}
+
+extension Database {
+    /// The asynchronous registrations under way (none once closed).
+    var registrations: PendingRegistrations {
+        follower(PendingRegistrations.self) ?? .ofClosedDatabase
+    }
+}
