@@ -1,5 +1,6 @@
 // Plumbing shared by every export: a lock, the handle registry, the
-// thread-local last error, and the conversions at the C boundary.
+// per-thread call state (last error, callback answers, lent handles), and
+// the conversions at the C boundary.
 //
 // Nothing here decides behaviour; it only turns C arguments into Swift
 // values (refusing the ones that would trap) and YDBError into a status.
@@ -60,7 +61,7 @@ final class HandleRegistry: @unchecked Sendable {
     /// so cannot be a heap allocation: at most the last registry token
     /// handed out (tokens start at 1 MiB, below any heap address on Linux,
     /// as made-up small values are), or a token lent for one call
-    /// (`LastError.nextCallToken`: a tag in the top bits, where no
+    /// (`ThreadCallState.nextCallToken`: a tag in the top bits, where no
     /// user-space address has bits).
     func mayBeHandle(_ raw: UInt) -> Bool {
         raw & 0xF000_0000_0000_0000 != 0 || raw <= lock.withLock { lastToken }
@@ -84,11 +85,15 @@ func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: Stri
     return box
 }
 
-// MARK: - Last error (thread-local)
+// MARK: - Per-thread call state
 
-/// One per thread, owned by the thread's pthread key: freed when the thread
-/// exits. Holds the last error and the sort-key call running on the thread.
-final class LastError {
+/// What the C layer keeps for one thread between and during its calls: the
+/// last error (`ydb_errcode`, `ydb_errmsg`), and for the view callback
+/// running on the thread, the handles lent to it (transaction, group
+/// result, sort key, batch answer) and where it answers. One per thread,
+/// owned by the thread's pthread key: freed when the thread exits.
+final class ThreadCallState {
+    /// The last error's status (0 after a call that succeeded).
     var code: Int32 = 0
     /// SQLite's extended result code behind `code`, or 0.
     var sqliteCode: Int32 = 0
@@ -127,21 +132,21 @@ final class LastError {
     }
 }
 
-let lastErrorKey: pthread_key_t = {
+let callStateKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
-        if let pointer { Unmanaged<LastError>.fromOpaque(pointer).release() }
+        if let pointer { Unmanaged<ThreadCallState>.fromOpaque(pointer).release() }
     }
     return key
 }()
 
-func currentLastError(create: Bool) -> LastError? {
-    if let pointer = pthread_getspecific(lastErrorKey) {
-        return Unmanaged<LastError>.fromOpaque(pointer).takeUnretainedValue()
+func currentCallState(create: Bool) -> ThreadCallState? {
+    if let pointer = pthread_getspecific(callStateKey) {
+        return Unmanaged<ThreadCallState>.fromOpaque(pointer).takeUnretainedValue()
     }
     guard create else { return nil }
-    let state = LastError()
-    pthread_setspecific(lastErrorKey, Unmanaged.passRetained(state).toOpaque())
+    let state = ThreadCallState()
+    pthread_setspecific(callStateKey, Unmanaged.passRetained(state).toOpaque())
     return state
 }
 
@@ -150,10 +155,10 @@ func currentLastError(create: Bool) -> LastError? {
 func run(_ body: () throws -> Void) -> Int32 {
     do {
         try body()
-        if let state = currentLastError(create: false) { state.code = 0; state.sqliteCode = 0 }
+        if let state = currentCallState(create: false) { state.code = 0; state.sqliteCode = 0 }
         return 0
     } catch let error as YDBError {
-        currentLastError(create: true)?.set(error.code.rawValue, error.message, sqliteCode: error.sqliteCode ?? 0)
+        currentCallState(create: true)?.set(error.code.rawValue, error.message, sqliteCode: error.sqliteCode ?? 0)
         return error.code.rawValue
     } catch {
         return fail(YDBErrorCode.error.rawValue, String(describing: error))
@@ -162,7 +167,7 @@ func run(_ body: () throws -> Void) -> Int32 {
 
 @discardableResult
 func fail(_ code: Int32, _ message: String) -> Int32 {
-    currentLastError(create: true)?.set(code, message)
+    currentCallState(create: true)?.set(code, message)
     return code
 }
 

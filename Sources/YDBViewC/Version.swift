@@ -42,17 +42,17 @@ public func ydb_libversion() -> UnsafePointer<CChar> { versionCString }
 public func ydb_libversion_number() -> Int32 { libraryVersionNumber }
 
 @_cdecl("ydb_errcode")
-public func ydb_errcode() -> Int32 { currentLastError(create: false)?.code ?? 0 }
+public func ydb_errcode() -> Int32 { currentCallState(create: false)?.code ?? 0 }
 
 @_cdecl("ydb_errcode_sqlite")
 public func ydb_errcode_sqlite() -> Int32 {
-    guard let state = currentLastError(create: false), state.code != 0 else { return 0 }
+    guard let state = currentCallState(create: false), state.code != 0 else { return 0 }
     return state.sqliteCode
 }
 
 @_cdecl("ydb_errmsg")
 public func ydb_errmsg() -> UnsafePointer<CChar> {
-    guard let state = currentLastError(create: false), state.code != 0,
+    guard let state = currentCallState(create: false), state.code != 0,
           let message = state.message else { return notAnError }
     return UnsafePointer(message)
 }

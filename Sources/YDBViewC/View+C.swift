@@ -108,7 +108,7 @@ extension CallbackSlot where Callbacks == ViewCallbacks {
 }
 
 /// Where a grouping callback writes its answer (`ydb_group_result`), kept
-/// in its thread's state (`LastError.groupResult`) as a sort key is: a
+/// in its thread's state (`ThreadCallState.groupResult`) as a sort key is: a
 /// population groups every row, and an object per call cost more than
 /// the call. The handle is a per-call token checked against the call
 /// running on this thread: a registry entry per call (a global lock and a
@@ -121,7 +121,7 @@ struct GroupResult {
 
     /// Runs `body` with a fresh result as the thread's current one (the
     /// outer one put back after); returns the result and body's status.
-    static func run(on thread: LastError, _ body: (OpaquePointer?) -> Int32) -> (GroupResult, Int32) {
+    static func run(on thread: ThreadCallState, _ body: (OpaquePointer?) -> Int32) -> (GroupResult, Int32) {
         let outer = thread.groupResult
         thread.groupResult = GroupResult(token: thread.nextCallToken(groupResultTag))
         let status = body(OpaquePointer(bitPattern: thread.groupResult.token))
@@ -131,9 +131,9 @@ struct GroupResult {
     }
 
     /// The state of the thread whose running grouping call `handle` names.
-    static func activeThread(_ handle: OpaquePointer?) throws -> LastError {
+    static func activeThread(_ handle: OpaquePointer?) throws -> ThreadCallState {
         guard let handle else { throw YDBError(.misuse, "group result handle is NULL") }
-        guard let thread = currentLastError(create: false), thread.groupResult.token != 0,
+        guard let thread = currentCallState(create: false), thread.groupResult.token != 0,
               thread.groupResult.token == UInt(bitPattern: handle) else {
             throw YDBError(.misuse, "group result handle is not the one of a grouping callback running on this thread")
         }
@@ -144,7 +144,7 @@ struct GroupResult {
 /// The group a grouping callback names: the thread's last one again when
 /// the bytes are the same (a population names every row's group, most of
 /// them the one before), else checked and made anew.
-private func groupName(_ pointer: UnsafePointer<CChar>?, on thread: LastError) throws -> String {
+private func groupName(_ pointer: UnsafePointer<CChar>?, on thread: ThreadCallState) throws -> String {
     guard let pointer else { throw YDBError(.invalidArgument, "group is NULL") }
     if let last = thread.lastGroupName, last.withCString({ strcmp($0, pointer) == 0 }) { return last }
     let name = try string(pointer, "group")
@@ -330,8 +330,8 @@ func withCallbackTxn<T>(_ transaction: ReadTransaction?, _ body: (OpaquePointer?
 /// Runs `body` with the calling thread's state, which `lendCallbackTxn`
 /// lends transactions through, and then restores the transaction lent
 /// before (`body` may run inside another callback's call).
-private func lendingCallbackTxns<T>(_ body: (LastError) throws -> T) rethrows -> T {
-    let thread = currentLastError(create: true)!
+private func lendingCallbackTxns<T>(_ body: (ThreadCallState) throws -> T) rethrows -> T {
+    let thread = currentCallState(create: true)!
     let outer = thread.callbackTxn
     defer { thread.callbackTxn = outer }
     return try body(thread)
@@ -339,7 +339,7 @@ private func lendingCallbackTxns<T>(_ body: (LastError) throws -> T) rethrows ->
 
 /// A fresh token for `transaction`, the call running on `thread` from now
 /// on (the caller restores what it replaced): the one call's `ydb_txn *`.
-private func lendCallbackTxn(_ transaction: ReadTransaction, on thread: LastError) -> OpaquePointer? {
+private func lendCallbackTxn(_ transaction: ReadTransaction, on thread: ThreadCallState) -> OpaquePointer? {
     let token = thread.nextCallToken(callbackTxnTag)
     thread.callbackTxn = (token, transaction)
     return OpaquePointer(bitPattern: token)
@@ -379,7 +379,7 @@ private func groupEach(_ view: String, _ slot: ViewSlot, _ transaction: ReadTran
 
 /// One call of a grouping callback, the transaction lent as `txn`.
 private func groupRow(_ view: String, _ ctx: UnsafeMutableRawPointer?, _ grouping: CGroupingCallback,
-                      _ txn: OpaquePointer?, _ row: ViewRow, on thread: LastError) throws -> String? {
+                      _ txn: OpaquePointer?, _ row: ViewRow, on thread: ThreadCallState) throws -> String? {
     let (result, status) = GroupResult.run(on: thread) { handle in
         withCViewRow(row) { cRow in grouping(ctx, txn, cRow, handle) }
     }
@@ -453,7 +453,7 @@ private func keyEach(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransa
 
 /// One call of a sort_key callback, the transaction lent as `txn`.
 private func keyOfRow(_ view: String, _ ctx: UnsafeMutableRawPointer?, _ sortKey: CSortKeyCallback,
-                      _ txn: OpaquePointer?, _ group: String, _ row: ViewRow, on thread: LastError) throws -> SortKey {
+                      _ txn: OpaquePointer?, _ group: String, _ row: ViewRow, on thread: ThreadCallState) throws -> SortKey {
     let (key, failure, status) = SortKeyCall.run(on: thread) { handle in
         group.withCString { groupName in
             withCViewRow(row) { cRow in sortKey(ctx, txn, groupName, cRow, handle) }
@@ -484,7 +484,7 @@ struct BatchAnswer {
     /// Runs `body` with a fresh answer for `count` rows as the thread's
     /// current one (the outer one put back after).
     static func run(count: Int, _ body: (OpaquePointer?) -> Int32) -> (BatchAnswer, Int32) {
-        let thread = currentLastError(create: true)!
+        let thread = currentCallState(create: true)!
         let outer = thread.batchAnswer
         thread.batchAnswer = BatchAnswer(token: thread.nextCallToken(batchAnswerTag), count: count)
         let status = body(OpaquePointer(bitPattern: thread.batchAnswer.token))
@@ -494,9 +494,9 @@ struct BatchAnswer {
     }
 
     /// The state of the thread whose running batch call `handle` names.
-    static func activeThread(_ handle: OpaquePointer?, _ what: String) throws -> LastError {
+    static func activeThread(_ handle: OpaquePointer?, _ what: String) throws -> ThreadCallState {
         guard let handle else { throw YDBError(.misuse, "\(what) handle is NULL") }
-        guard let thread = currentLastError(create: false), thread.batchAnswer.token != 0,
+        guard let thread = currentCallState(create: false), thread.batchAnswer.token != 0,
               thread.batchAnswer.token == UInt(bitPattern: handle) else {
             throw YDBError(.misuse, "\(what) handle is not the one of a batch callback running on this thread")
         }
