@@ -10,6 +10,7 @@ import YDBView
 
 /// `ydb_range_options`, field for field (natural alignment, as in C).
 struct CRangeOptions {
+    var structSize: UInt = UInt(MemoryLayout<CRangeOptions>.stride)
     var kind: Int32
     var length: Int64
     var offset: Int64
@@ -17,6 +18,11 @@ struct CRangeOptions {
     var maxLength: Int64
     var minLength: Int64
     var grow: Int32
+
+    /// The first version is this one: every member is needed.
+    static let sized = SizedStruct<CRangeOptions>(name: "ydb_range_options", initMacro: "YDB_RANGE_OPTIONS_INIT",
+                                                  minimumSize: MemoryLayout<CRangeOptions>.stride)
+    static let empty = CRangeOptions(kind: 0, length: 0, offset: 0, pin: 0, maxLength: 0, minLength: 0, grow: 0)
 }
 
 private func pin(_ value: Int32) throws -> RangePin {
@@ -115,7 +121,8 @@ public func ydb_mappings_set_range_options(_ handle: OpaquePointer?, _ group: Un
                                            _ options: UnsafeRawPointer?) -> Int32 {
     configure(handle, group) { mappings, groupName in
         guard let options else { throw YDBError(.invalidArgument, "options is NULL") }
-        mappings.setRangeOptions(try rangeOptions(options.loadUnaligned(as: CRangeOptions.self)), forGroup: groupName)
+        let c = try CRangeOptions.sized.load(options, defaults: .empty)
+        mappings.setRangeOptions(try rangeOptions(c), forGroup: groupName)
     }
 }
 
@@ -123,7 +130,7 @@ public func ydb_mappings_set_range_options(_ handle: OpaquePointer?, _ group: Un
 public func ydb_range_options_set_length(_ options: UnsafeMutableRawPointer?, _ length: Int64) -> Int32 {
     run {
         guard let options else { throw YDBError(.invalidArgument, "options is NULL") }
-        var c = options.loadUnaligned(as: CRangeOptions.self)
+        var c = try CRangeOptions.sized.load(options, defaults: .empty)
         switch c.kind {
         case 1: if length < 1 { throw YDBError(.lengthNotPositive(Int(length))) }
         case 2: if length < 0 { throw YDBError(.negativeLength(Int(length))) }
@@ -131,19 +138,22 @@ public func ydb_range_options_set_length(_ options: UnsafeMutableRawPointer?, _ 
         }
         c.length = length
         if c.kind == 1 { c.maxLength = length }
-        options.storeBytes(of: c, as: CRangeOptions.self)
+        try CRangeOptions.sized.store(c, at: options)
     }
 }
 
 @_cdecl("ydb_mappings_range_options")
 public func ydb_mappings_range_options(_ handle: OpaquePointer?, _ group: UnsafePointer<CChar>?,
                                        _ outOptions: UnsafeMutableRawPointer?) -> Int32 {
-    let empty = CRangeOptions(kind: 0, length: 0, offset: 0, pin: 0, maxLength: 0, minLength: 0, grow: 0)
-    return answer(bytesAt: outOptions, "out_options", cleared: empty) {
+    run {
+        // Cleared (as far as the caller's struct_size goes) before anything
+        // else can fail, as every output is.
+        let out = try required(outOptions, "out_options")
+        try CRangeOptions.sized.store(.empty, at: out)
         let groupName = try string(group, "group")
         let options = try found(withMappings(handle) { $1.rangeOptions(forGroup: groupName) },
                                 "group '\(groupName)' has no range options")
-        return cRangeOptions(options)
+        try CRangeOptions.sized.store(cRangeOptions(options), at: out)
     }
 }
 

@@ -237,7 +237,7 @@ func answer<T>(_ out: UnsafeMutablePointer<T?>?, _ what: String, _ compute: () t
 }
 
 /// `answer` for a C struct the export mirrors field for field
-/// (`ydb_range_options`, `ydb_row_change`): Swift cannot see the header's
+/// (`ydb_row_change`, `ydb_edit_step`): Swift cannot see the header's
 /// type, so the output arrives untyped and is written as bytes.
 func answer<T>(bytesAt out: UnsafeMutableRawPointer?, _ what: String, cleared: T,
                _ compute: () throws -> T) -> Int32 {
@@ -245,6 +245,60 @@ func answer<T>(bytesAt out: UnsafeMutableRawPointer?, _ what: String, cleared: T
         let target = try required(out, what)
         target.storeBytes(of: cleared, as: T.self)
         target.storeBytes(of: try compute(), as: T.self)
+    }
+}
+
+/// Structs the caller allocates and the library reads (`ydb_view_definition`,
+/// `ydb_range_options`) start with `size_t struct_size`: the size of the
+/// caller's version of the struct, so that a program built against an older
+/// header keeps working when members are added at the end. A C struct
+/// mirrored here (`T`) is read as far as both the caller's size and this
+/// library's layout go; the members past that keep `defaults`' values.
+/// Only whole 8-byte words are read: a member never straddles one (every
+/// member is at most 8 bytes, naturally aligned), so a size that ends
+/// inside a word leaves that word's members at their defaults rather than
+/// reading half a pointer. Zero (never set) and sizes below the first
+/// version's are refused, naming the macro that sets the size.
+struct SizedStruct<T> {
+    /// The struct's C name, for messages (`ydb_view_definition`).
+    let name: String
+    /// The macro that initialises it (`YDB_VIEW_DEFINITION_INIT`).
+    let initMacro: String
+    /// The first version's size: the smallest struct_size accepted.
+    let minimumSize: Int
+
+    private static var word: Int { MemoryLayout<UInt>.size }
+
+    /// The number of bytes of the caller's struct at `pointer` to read or
+    /// write, after checking its struct_size.
+    func extent(_ pointer: UnsafeRawPointer) throws -> Int {
+        let size = pointer.loadUnaligned(as: UInt.self)
+        if size == 0 {
+            throw YDBError(.invalidArgument, "\(name).struct_size is 0: initialise it with \(initMacro)")
+        }
+        guard size >= UInt(minimumSize) else {
+            throw YDBError(.invalidArgument, "\(name).struct_size is \(size), less than its first version's "
+                           + "\(minimumSize): initialise it with \(initMacro)")
+        }
+        let known = MemoryLayout<T>.size
+        return size >= UInt(known) ? known : Int(size) / Self.word * Self.word
+    }
+
+    /// The caller's struct, its missing members taken from `defaults`.
+    func load(_ pointer: UnsafeRawPointer, defaults: T) throws -> T {
+        let length = try extent(pointer)
+        var value = defaults
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: length)) }
+        return value
+    }
+
+    /// Writes `value` into the caller's struct as far as its struct_size
+    /// goes, leaving struct_size (the first word) as the caller set it.
+    func store(_ value: T, at pointer: UnsafeMutableRawPointer) throws {
+        let length = try extent(UnsafeRawPointer(pointer))
+        withUnsafeBytes(of: value) { bytes in
+            (pointer + Self.word).copyMemory(from: bytes.baseAddress! + Self.word, byteCount: length - Self.word)
+        }
     }
 }
 

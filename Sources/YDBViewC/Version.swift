@@ -9,8 +9,8 @@ import Musl
 import YDBView
 
 /// Must equal YDBVIEW_VERSION / YDBVIEW_VERSION_NUMBER in the header.
-let libraryVersion = "0.1.0"
-let libraryVersionNumber: Int32 = 1000
+let libraryVersion = "0.2.0"
+let libraryVersionNumber: Int32 = 2000
 
 // Immutable C strings made once and never freed or written: safe to share
 // between threads (hence nonisolated(unsafe): Swift cannot see that).

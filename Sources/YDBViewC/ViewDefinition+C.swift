@@ -10,6 +10,7 @@ import YDBView
 
 /// `ydb_view_definition`, field for field (natural alignment, as in C).
 struct CViewDefinition {
+    var structSize: UInt
     var groupingFlavour: Int32
     var groupingInvoke: UInt32
     var grouping: CGroupingCallback?
@@ -26,10 +27,16 @@ struct CViewDefinition {
 
     // A constant with C pointers (all NULL): never written.
     nonisolated(unsafe) static let defaults = CViewDefinition(
-        groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
+        structSize: UInt(MemoryLayout<CViewDefinition>.stride), groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
         versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil,
         groupingBatch: nil, sortKeyBatch: nil)
+
+    /// The first version ends with allowed_collection_count: a caller's
+    /// struct that stops there has no sort_key or batch callbacks (NULL).
+    static let sized = SizedStruct<CViewDefinition>(
+        name: "ydb_view_definition", initMacro: "YDB_VIEW_DEFINITION_INIT",
+        minimumSize: MemoryLayout<CViewDefinition>.offset(of: \.allowedCollectionCount)! + MemoryLayout<UInt>.size)
 }
 
 let invokeDefault: UInt32 = 256
@@ -103,13 +110,21 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     return view
 }
 
-func loadDefinition(_ pointer: UnsafeRawPointer?) -> CViewDefinition? {
-    pointer?.loadUnaligned(as: CViewDefinition.self)
+/// The caller's definition, read as far as its struct_size says; NULL or
+/// a refused size is the failure the export reports (after looking up its
+/// other arguments, as before).
+func loadDefinition(_ pointer: UnsafeRawPointer?) -> Result<CViewDefinition, YDBError> {
+    guard let pointer else { return .failure(YDBError(.invalidArgument, "definition is NULL")) }
+    return Result { try CViewDefinition.sized.load(pointer, defaults: CViewDefinition.defaults) }
+        .mapError { $0 as? YDBError ?? YDBError(.error, String(describing: $0)) }
 }
 
-func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
-                  _ destroy: CDestructor?) -> ViewSlot {
-    ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, sortKey: definition?.sortKey,
+/// The slot of a definition's callbacks, also for a definition that was
+/// refused: its destructor must still run exactly once.
+func slot(for loaded: Result<CViewDefinition, YDBError>, _ ctx: UnsafeMutableRawPointer?,
+          _ destroy: CDestructor?) -> ViewSlot {
+    let definition = try? loaded.get()
+    return ViewSlot(ViewCallbacks(grouping: definition?.grouping, sorting: definition?.sorting, sortKey: definition?.sortKey,
                            groupingBatch: definition?.groupingBatch, sortKeyBatch: definition?.sortKeyBatch,
                            ctx: ctx, destroy: destroy))
 }
@@ -117,6 +132,8 @@ func slot(for definition: CViewDefinition?, _ ctx: UnsafeMutableRawPointer?,
 @_cdecl("ydb_view_definition_init")
 public func ydb_view_definition_init(_ definition: UnsafeMutableRawPointer?) -> Int32 {
     run {
+        // The whole struct as this library knows it: the caller's must be
+        // at least as large (the header says so).
         let out = try required(definition, "definition")
         out.storeBytes(of: CViewDefinition.defaults, as: CViewDefinition.self)
     }

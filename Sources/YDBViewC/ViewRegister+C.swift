@@ -19,7 +19,7 @@ public func ydb_view_register(_ databaseHandle: OpaquePointer?, _ name: UnsafePo
     let status = run {
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         let viewName = try string(name, "view name")
-        guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
+        let definition = try definition.get()
         let view = try makeView(definition, name: viewName, slot: callbacks)
         // From here the engine releases the callbacks (see ReleaseHook).
         handedOver = true
@@ -72,7 +72,7 @@ public func ydb_view_set_definition(_ txnHandle: OpaquePointer?, _ name: UnsafeP
     let status = run {
         let writer = try usableTxn(txnHandle).writer()
         let viewName = try string(name, "view name")
-        guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
+        let definition = try definition.get()
         let view = try makeView(definition, name: viewName, slot: callbacks)
         // From here the engine releases the callbacks: when the transaction
         // ends, unless a commit installed them (see ReleaseHook).

@@ -42,7 +42,7 @@ from typing import Any, Iterator, List, Optional, Sequence, Tuple
 from ._text import decode
 
 #: The oldest library this package works with (X*1000000 + Y*1000 + Z).
-MIN_VERSION_NUMBER = 1000
+MIN_VERSION_NUMBER = 2000
 #: The C ABI's major version this package speaks.
 ABI_MAJOR = 0
 
@@ -95,10 +95,20 @@ REGISTRATION_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
 REGISTRATION_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
 
 
-class ViewDefinitionStruct(Structure):
+class _SizedStructure(Structure):
+    """A struct the caller fills and C reads, whose first member
+    ``struct_size`` says which version of it the caller has: made with
+    this one's size, as the header's ``_INIT`` macros do."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(ctypes.sizeof(self), *args, **kwargs)
+
+
+class ViewDefinitionStruct(_SizedStructure):
     """``ydb_view_definition``."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("grouping_flavour", c_int),
         ("grouping_invoke", c_uint),
         ("grouping", GROUPING_FN),
@@ -115,10 +125,11 @@ class ViewDefinitionStruct(Structure):
     ]
 
 
-class RangeOptionsStruct(Structure):
+class RangeOptionsStruct(_SizedStructure):
     """``ydb_range_options``."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("kind", c_int),
         ("length", c_int64),
         ("offset", c_int64),
