@@ -29,13 +29,17 @@
 **   where one is required gives YDB_INVALID_ARGUMENT.
 **
 ** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification,
-**   ydb_notification_list, ydb_mappings, ydb_changeset, ydb_group_result
-**   and ydb_registration are opaque. Every handle is checked on entry:
-**   NULL gives YDB_MISUSE (and is a harmless no-op for destructors, which
-**   return YDB_OK), and so does a handle that was already closed, freed or
-**   ended, or a pointer the library never handed out. (Handles are tokens
-**   looked up in a registry and never reused, so stale handles are detected
-**   rather than dereferenced.)
+**   ydb_notification_list, ydb_mappings, ydb_changeset, ydb_registration,
+**   and the handles lent to one callback call (ydb_group_result,
+**   ydb_sort_key, ydb_group_batch, ydb_sort_key_batch, a callback's
+**   ydb_txn) are opaque. Every handle is checked on entry: NULL gives
+**   YDB_MISUSE (and is a harmless no-op for destructors, which return
+**   YDB_OK), and so does a handle that was already closed, freed or ended,
+**   a callback's handle used after its call or on another thread, or a
+**   pointer the library never handed out. (Handles are tokens -- looked up
+**   in a registry, or checked against the call running on the thread --
+**   and never reused, so stale handles are detected rather than
+**   dereferenced.)
 **
 ** Ownership.  Each pointer parameter or result is either
 **   - borrowed: owned by the library, valid until the event the function
@@ -204,13 +208,13 @@ int ydb_libversion_number(void);
 #define YDB_TOOBIG          11  /* A value (object, metadata, key,
                                    collection) or row is longer than SQLite
                                    stores; nothing was written */
-#define YDB_CANTOPEN        13  /* The database file cannot be opened or
-                                   created: the message names the path and
-                                   the system's reason (ENOENT, EACCES, ...) */
 #define YDB_RELOAD          12  /* The connection fell more than the
                                    database's max_commits_behind commits
                                    behind: its notifications were dropped;
                                    reload what depends on it */
+#define YDB_CANTOPEN        13  /* The database file cannot be opened or
+                                   created: the message names the path and
+                                   the system's reason (ENOENT, EACCES, ...) */
 #define YDB_CANCELLED       14  /* A background view registration was
                                    cancelled and installed nothing (see
                                    ydb_view_register_async) */
