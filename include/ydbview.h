@@ -29,13 +29,17 @@
 **   where one is required gives YDB_INVALID_ARGUMENT.
 **
 ** Handles.  ydb_database, ydb_connection, ydb_txn, ydb_notification,
-**   ydb_notification_list, ydb_mappings, ydb_changeset, ydb_group_result
-**   and ydb_registration are opaque. Every handle is checked on entry:
-**   NULL gives YDB_MISUSE (and is a harmless no-op for destructors, which
-**   return YDB_OK), and so does a handle that was already closed, freed or
-**   ended, or a pointer the library never handed out. (Handles are tokens
-**   looked up in a registry and never reused, so stale handles are detected
-**   rather than dereferenced.)
+**   ydb_notification_list, ydb_mappings, ydb_changeset, ydb_registration,
+**   and the handles lent to one callback call (ydb_group_result,
+**   ydb_sort_key, ydb_group_batch, ydb_sort_key_batch, a callback's
+**   ydb_txn) are opaque. Every handle is checked on entry: NULL gives
+**   YDB_MISUSE (and is a harmless no-op for destructors, which return
+**   YDB_OK), and so does a handle that was already closed, freed or ended,
+**   a callback's handle used after its call or on another thread, or a
+**   pointer the library never handed out. (Handles are tokens -- looked up
+**   in a registry, or checked against the call running on the thread --
+**   and never reused, so stale handles are detected rather than
+**   dereferenced.)
 **
 ** Ownership.  Each pointer parameter or result is either
 **   - borrowed: owned by the library, valid until the event the function
@@ -128,8 +132,24 @@
 **   rows changed between two snapshots. See their chapters below, and the
 **   example at the start of the VIEWS chapter.
 **
+** Structs.  A struct the caller fills and the library reads
+**   (ydb_view_definition, ydb_range_options) starts with `size_t
+**   struct_size`: the size of the caller's version of the struct. Its
+**   _INIT macro sets it to sizeof the struct in the header the caller was
+**   built with; set it, or start from the macro. The library reads only the
+**   members that fit in struct_size (members a smaller, older struct lacks
+**   take their defaults; members of a larger, newer one it does not know
+**   are ignored) and refuses 0 -- a struct never initialised -- or a size
+**   below the struct's first version with YDB_INVALID_ARGUMENT, e.g.
+**   "ydb_view_definition.struct_size is 0: initialise it with
+**   YDB_VIEW_DEFINITION_INIT". Structs the caller allocates only for the
+**   library to fill (ydb_row_change, ydb_edit_step) have no size: they
+**   never grow, and a new member comes with a new struct and a new _v2
+**   function. ydb_view_row is the library's, lent to callbacks: it may
+**   grow at its end, so never copy it by value into storage of your own.
+**
 ** Evolution.  Existing signatures never change (a new behaviour gets a new
-**   _v2 function).
+**   _v2 function); structs grow only at their end (see Structs).
 ** ---------------------------------------------------------------------------
 */
 #ifndef YDBVIEW_H
@@ -154,10 +174,13 @@ extern "C" {
 **
 **     assert(ydb_libversion_number() == YDBVIEW_VERSION_NUMBER);
 **
+** Before 1.0 the ABI may change between minor versions: 0.2.0 gave
+** ydb_view_definition and ydb_range_options their struct_size member.
+**
 ** The returned string is static: borrowed, valid forever.
 */
-#define YDBVIEW_VERSION        "0.1.0"
-#define YDBVIEW_VERSION_NUMBER 1000
+#define YDBVIEW_VERSION        "0.2.0"
+#define YDBVIEW_VERSION_NUMBER 2000
 
 const char *ydb_libversion(void);
 int ydb_libversion_number(void);
@@ -185,13 +208,13 @@ int ydb_libversion_number(void);
 #define YDB_TOOBIG          11  /* A value (object, metadata, key,
                                    collection) or row is longer than SQLite
                                    stores; nothing was written */
-#define YDB_CANTOPEN        13  /* The database file cannot be opened or
-                                   created: the message names the path and
-                                   the system's reason (ENOENT, EACCES, ...) */
 #define YDB_RELOAD          12  /* The connection fell more than the
                                    database's max_commits_behind commits
                                    behind: its notifications were dropped;
                                    reload what depends on it */
+#define YDB_CANTOPEN        13  /* The database file cannot be opened or
+                                   created: the message names the path and
+                                   the system's reason (ENOENT, EACCES, ...) */
 #define YDB_CANCELLED       14  /* A background view registration was
                                    cancelled and installed nothing (see
                                    ydb_view_register_async) */
@@ -1097,6 +1120,12 @@ int ydb_sort_key_batch_set(ydb_sort_key_batch *result, const void *keys,
 ** and arrays are copied). Start from YDB_VIEW_DEFINITION_INIT (or
 ** ydb_view_definition_init()) and set the fields:
 **
+**   struct_size         sizeof(ydb_view_definition), set by the macro and
+**                       the function (see "Structs" at the top); at least
+**                       YDB_VIEW_DEFINITION_MIN_SIZE, the first version's
+**                       size (through allowed_collection_count): a struct
+**                       that ends there has no sort_key, grouping_batch or
+**                       sort_key_batch (NULL)
 **   grouping            the grouping callback (required)
 **   sorting, sort_key   exactly one of them: a comparator or a sort key
 **                       (above); sorting_flavour and sorting_invoke apply
@@ -1116,6 +1145,7 @@ int ydb_sort_key_batch_set(ydb_sort_key_batch *result, const void *keys,
 **   sort_key_batch      optional, with sort_key and grouping_batch (above)
 */
 typedef struct ydb_view_definition {
+    size_t struct_size;
     int grouping_flavour;
     unsigned int grouping_invoke;
     ydb_grouping_fn grouping;
@@ -1132,11 +1162,20 @@ typedef struct ydb_view_definition {
 } ydb_view_definition;
 
 #define YDB_VIEW_DEFINITION_INIT                                  \
-    { YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
+    { sizeof(ydb_view_definition),                                \
+      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
       YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL, \
       NULL, NULL }
 
-/* ydb_view_definition_init fills *definition with the defaults above. */
+/* The smallest struct_size accepted: ydb_view_definition's first version,
+** the members up to and including allowed_collection_count. */
+#define YDB_VIEW_DEFINITION_MIN_SIZE                              \
+    (offsetof(ydb_view_definition, allowed_collection_count) + sizeof(size_t))
+
+/* ydb_view_definition_init fills *definition with the defaults above,
+** struct_size included. It writes the whole struct as the LIBRARY knows it,
+** so it needs a header no older than the library; YDB_VIEW_DEFINITION_INIT,
+** which the examples use, has no such limit. */
 int ydb_view_definition_init(ydb_view_definition *definition);
 
 /*
@@ -1606,8 +1645,16 @@ int ydb_mappings_is_dynamic_section_for_all_groups(ydb_mappings *mappings,
 ** range has min_length 0, grow YDB_GROW_PIN_SIDE, and max_length equal to
 ** its length as set ("the length originally specified"); its length read
 ** back may be less (the current, clipped length).
+**
+** struct_size is sizeof(ydb_range_options) (see "Structs" at the top):
+** start from YDB_RANGE_OPTIONS_INIT, also for a struct the library fills
+** (ydb_mappings_range_options writes only the members that fit in it and
+** leaves struct_size as it is). Every function taking one refuses 0 or a
+** size below this first version's with YDB_INVALID_ARGUMENT (an output is
+** then left untouched).
 */
 typedef struct ydb_range_options {
+    size_t struct_size;
     int kind;
     int64_t length;
     int64_t offset;
@@ -1616,6 +1663,8 @@ typedef struct ydb_range_options {
     int64_t min_length;
     int grow;
 } ydb_range_options;
+
+#define YDB_RANGE_OPTIONS_INIT { sizeof(ydb_range_options), 0, 0, 0, 0, 0, 0, 0 }
 
 /*
 ** ydb_mappings_set_range_fixed shows only `length` rows of `group`, starting
@@ -1662,7 +1711,7 @@ int ydb_mappings_range_options(ydb_mappings *mappings, const char *group,
 ** copyWithNewLength:, copyWithNewOffset:, and maxLength, minLength and
 ** growOptions changed after creation), or one filled in from scratch:
 **
-**     ydb_range_options o;
+**     ydb_range_options o = YDB_RANGE_OPTIONS_INIT;
 **     ydb_mappings_range_options(m, "chat", &o);
 **     o.offset += 50;                    (scroll back 50 rows)
 **     o.max_length = 300;

@@ -63,7 +63,7 @@ public func ydb_view_register_async(_ databaseHandle: OpaquePointer?, _ name: Un
     let status = answer(outRegistration, "out_registration") { () throws -> OpaquePointer? in
         let database = try lookup(databaseHandle, DatabaseBox.self, "database")
         let viewName = try string(name, "view name")
-        guard let definition else { throw YDBError(.invalidArgument, "definition is NULL") }
+        let definition = try definition.get()
         let view = try makeView(definition, name: viewName, slot: callbacks)
         // From here the engine releases the view's callbacks (see ReleaseHook).
         handedOver = true

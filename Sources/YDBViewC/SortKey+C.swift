@@ -8,7 +8,7 @@ import Musl
 import YDBView
 
 /// The key one sort_key callback is building (`ydb_sort_key`), kept in its
-/// thread's state (`LastError.sortKeyCall`): a population calls back once
+/// thread's state (`ThreadCallState.sortKeyCall`): a population calls back once
 /// per row, and an object per call (allocated, retained, freed) cost more
 /// than the appends. Its handle is a number matched against the call
 /// running on the calling thread, not a registry entry: a registry lookup
@@ -25,7 +25,7 @@ struct SortKeyCall {
     /// outer one, if a callback runs inside another, is put back after);
     /// returns the key built, the first refused append (if any) and
     /// body's status.
-    static func run(on thread: LastError, _ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
+    static func run(on thread: ThreadCallState, _ body: (OpaquePointer?) -> Int32) -> (SortKey, String?, Int32) {
         let outer = thread.sortKeyCall
         thread.sortKeyCall = SortKeyCall(token: thread.nextCallToken(sortKeyTag))
         let status = body(OpaquePointer(bitPattern: thread.sortKeyCall.token))
@@ -35,13 +35,13 @@ struct SortKeyCall {
     }
 }
 
-/// The high bits of every sort key token (see `LastError.nextCallToken`).
+/// The high bits of every sort key token (see `ThreadCallState.nextCallToken`).
 let sortKeyTag: UInt = 0x5000_0000_0000_0000
 
 /// The state of the thread whose running sort_key call `handle` names.
-private func activeCall(_ handle: OpaquePointer?) throws -> LastError {
+private func activeCall(_ handle: OpaquePointer?) throws -> ThreadCallState {
     guard let handle else { throw YDBError(.misuse, "sort key handle is NULL") }
-    guard let thread = currentLastError(create: false), thread.sortKeyCall.token != 0,
+    guard let thread = currentCallState(create: false), thread.sortKeyCall.token != 0,
           thread.sortKeyCall.token == UInt(bitPattern: handle) else {
         throw YDBError(.misuse, "sort key handle is not the one of a sort_key callback running on this thread")
     }

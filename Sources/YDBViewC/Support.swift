@@ -1,5 +1,6 @@
 // Plumbing shared by every export: a lock, the handle registry, the
-// thread-local last error, and the conversions at the C boundary.
+// per-thread call state (last error, callback answers, lent handles), and
+// the conversions at the C boundary.
 //
 // Nothing here decides behaviour; it only turns C arguments into Swift
 // values (refusing the ones that would trap) and YDBError into a status.
@@ -60,7 +61,7 @@ final class HandleRegistry: @unchecked Sendable {
     /// so cannot be a heap allocation: at most the last registry token
     /// handed out (tokens start at 1 MiB, below any heap address on Linux,
     /// as made-up small values are), or a token lent for one call
-    /// (`LastError.nextCallToken`: a tag in the top bits, where no
+    /// (`ThreadCallState.nextCallToken`: a tag in the top bits, where no
     /// user-space address has bits).
     func mayBeHandle(_ raw: UInt) -> Bool {
         raw & 0xF000_0000_0000_0000 != 0 || raw <= lock.withLock { lastToken }
@@ -84,11 +85,15 @@ func lookup<T: AnyObject>(_ handle: OpaquePointer?, _ type: T.Type, _ what: Stri
     return box
 }
 
-// MARK: - Last error (thread-local)
+// MARK: - Per-thread call state
 
-/// One per thread, owned by the thread's pthread key: freed when the thread
-/// exits. Holds the last error and the sort-key call running on the thread.
-final class LastError {
+/// What the C layer keeps for one thread between and during its calls: the
+/// last error (`ydb_errcode`, `ydb_errmsg`), and for the view callback
+/// running on the thread, the handles lent to it (transaction, group
+/// result, sort key, batch answer) and where it answers. One per thread,
+/// owned by the thread's pthread key: freed when the thread exits.
+final class ThreadCallState {
+    /// The last error's status (0 after a call that succeeded).
     var code: Int32 = 0
     /// SQLite's extended result code behind `code`, or 0.
     var sqliteCode: Int32 = 0
@@ -127,21 +132,21 @@ final class LastError {
     }
 }
 
-let lastErrorKey: pthread_key_t = {
+let callStateKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
-        if let pointer { Unmanaged<LastError>.fromOpaque(pointer).release() }
+        if let pointer { Unmanaged<ThreadCallState>.fromOpaque(pointer).release() }
     }
     return key
 }()
 
-func currentLastError(create: Bool) -> LastError? {
-    if let pointer = pthread_getspecific(lastErrorKey) {
-        return Unmanaged<LastError>.fromOpaque(pointer).takeUnretainedValue()
+func currentCallState(create: Bool) -> ThreadCallState? {
+    if let pointer = pthread_getspecific(callStateKey) {
+        return Unmanaged<ThreadCallState>.fromOpaque(pointer).takeUnretainedValue()
     }
     guard create else { return nil }
-    let state = LastError()
-    pthread_setspecific(lastErrorKey, Unmanaged.passRetained(state).toOpaque())
+    let state = ThreadCallState()
+    pthread_setspecific(callStateKey, Unmanaged.passRetained(state).toOpaque())
     return state
 }
 
@@ -150,10 +155,10 @@ func currentLastError(create: Bool) -> LastError? {
 func run(_ body: () throws -> Void) -> Int32 {
     do {
         try body()
-        if let state = currentLastError(create: false) { state.code = 0; state.sqliteCode = 0 }
+        if let state = currentCallState(create: false) { state.code = 0; state.sqliteCode = 0 }
         return 0
     } catch let error as YDBError {
-        currentLastError(create: true)?.set(error.code.rawValue, error.message, sqliteCode: error.sqliteCode ?? 0)
+        currentCallState(create: true)?.set(error.code.rawValue, error.message, sqliteCode: error.sqliteCode ?? 0)
         return error.code.rawValue
     } catch {
         return fail(YDBErrorCode.error.rawValue, String(describing: error))
@@ -162,7 +167,7 @@ func run(_ body: () throws -> Void) -> Int32 {
 
 @discardableResult
 func fail(_ code: Int32, _ message: String) -> Int32 {
-    currentLastError(create: true)?.set(code, message)
+    currentCallState(create: true)?.set(code, message)
     return code
 }
 
@@ -232,7 +237,7 @@ func answer<T>(_ out: UnsafeMutablePointer<T?>?, _ what: String, _ compute: () t
 }
 
 /// `answer` for a C struct the export mirrors field for field
-/// (`ydb_range_options`, `ydb_row_change`): Swift cannot see the header's
+/// (`ydb_row_change`, `ydb_edit_step`): Swift cannot see the header's
 /// type, so the output arrives untyped and is written as bytes.
 func answer<T>(bytesAt out: UnsafeMutableRawPointer?, _ what: String, cleared: T,
                _ compute: () throws -> T) -> Int32 {
@@ -240,6 +245,60 @@ func answer<T>(bytesAt out: UnsafeMutableRawPointer?, _ what: String, cleared: T
         let target = try required(out, what)
         target.storeBytes(of: cleared, as: T.self)
         target.storeBytes(of: try compute(), as: T.self)
+    }
+}
+
+/// Structs the caller allocates and the library reads (`ydb_view_definition`,
+/// `ydb_range_options`) start with `size_t struct_size`: the size of the
+/// caller's version of the struct, so that a program built against an older
+/// header keeps working when members are added at the end. A C struct
+/// mirrored here (`T`) is read as far as both the caller's size and this
+/// library's layout go; the members past that keep `defaults`' values.
+/// Only whole 8-byte words are read: a member never straddles one (every
+/// member is at most 8 bytes, naturally aligned), so a size that ends
+/// inside a word leaves that word's members at their defaults rather than
+/// reading half a pointer. Zero (never set) and sizes below the first
+/// version's are refused, naming the macro that sets the size.
+struct SizedStruct<T> {
+    /// The struct's C name, for messages (`ydb_view_definition`).
+    let name: String
+    /// The macro that initialises it (`YDB_VIEW_DEFINITION_INIT`).
+    let initMacro: String
+    /// The first version's size: the smallest struct_size accepted.
+    let minimumSize: Int
+
+    private static var word: Int { MemoryLayout<UInt>.size }
+
+    /// The number of bytes of the caller's struct at `pointer` to read or
+    /// write, after checking its struct_size.
+    func extent(_ pointer: UnsafeRawPointer) throws -> Int {
+        let size = pointer.loadUnaligned(as: UInt.self)
+        if size == 0 {
+            throw YDBError(.invalidArgument, "\(name).struct_size is 0: initialise it with \(initMacro)")
+        }
+        guard size >= UInt(minimumSize) else {
+            throw YDBError(.invalidArgument, "\(name).struct_size is \(size), less than its first version's "
+                           + "\(minimumSize): initialise it with \(initMacro)")
+        }
+        let known = MemoryLayout<T>.size
+        return size >= UInt(known) ? known : Int(size) / Self.word * Self.word
+    }
+
+    /// The caller's struct, its missing members taken from `defaults`.
+    func load(_ pointer: UnsafeRawPointer, defaults: T) throws -> T {
+        let length = try extent(pointer)
+        var value = defaults
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: length)) }
+        return value
+    }
+
+    /// Writes `value` into the caller's struct as far as its struct_size
+    /// goes, leaving struct_size (the first word) as the caller set it.
+    func store(_ value: T, at pointer: UnsafeMutableRawPointer) throws {
+        let length = try extent(UnsafeRawPointer(pointer))
+        withUnsafeBytes(of: value) { bytes in
+            (pointer + Self.word).copyMemory(from: bytes.baseAddress! + Self.word, byteCount: length - Self.word)
+        }
     }
 }
 

@@ -17,7 +17,7 @@ public typealias CRowCallback = @convention(c) (UnsafeMutableRawPointer?, Unsafe
 func usableTxn(_ handle: OpaquePointer?) throws -> ReadTransaction {
     if let handle, UInt(bitPattern: handle) & 0xF000_0000_0000_0000 == callbackTxnTag {
         // A handle a view callback received: only its own call may use it.
-        guard let call = currentLastError(create: false)?.callbackTxn,
+        guard let call = currentCallState(create: false)?.callbackTxn,
               call.token == UInt(bitPattern: handle) else {
             throw YDBError(.misuse, "the transaction handle a callback received is valid only during that call, on its thread")
         }

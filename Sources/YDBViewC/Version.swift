@@ -9,8 +9,8 @@ import Musl
 import YDBView
 
 /// Must equal YDBVIEW_VERSION / YDBVIEW_VERSION_NUMBER in the header.
-let libraryVersion = "0.1.0"
-let libraryVersionNumber: Int32 = 1000
+let libraryVersion = "0.2.0"
+let libraryVersionNumber: Int32 = 2000
 
 // Immutable C strings made once and never freed or written: safe to share
 // between threads (hence nonisolated(unsafe): Swift cannot see that).
@@ -42,17 +42,17 @@ public func ydb_libversion() -> UnsafePointer<CChar> { versionCString }
 public func ydb_libversion_number() -> Int32 { libraryVersionNumber }
 
 @_cdecl("ydb_errcode")
-public func ydb_errcode() -> Int32 { currentLastError(create: false)?.code ?? 0 }
+public func ydb_errcode() -> Int32 { currentCallState(create: false)?.code ?? 0 }
 
 @_cdecl("ydb_errcode_sqlite")
 public func ydb_errcode_sqlite() -> Int32 {
-    guard let state = currentLastError(create: false), state.code != 0 else { return 0 }
+    guard let state = currentCallState(create: false), state.code != 0 else { return 0 }
     return state.sqliteCode
 }
 
 @_cdecl("ydb_errmsg")
 public func ydb_errmsg() -> UnsafePointer<CChar> {
-    guard let state = currentLastError(create: false), state.code != 0,
+    guard let state = currentCallState(create: false), state.code != 0,
           let message = state.message else { return notAnError }
     return UnsafePointer(message)
 }

@@ -10,7 +10,7 @@ import Foundation
 // Exit status: 0 success, 1 engine error, 2 usage error or malformed input.
 
 /// Must equal YDBVIEW_VERSION in include/ydbview.h (a test checks it).
-let toolVersion = "0.1.0"
+let toolVersion = "0.2.0"
 
 let replayUsage = """
     usage: ydbview replay FILE|-      run a scenario file (- reads standard input) and

@@ -65,7 +65,7 @@ static const char *groups[] = { "a", "b", "c" };
 
 /* A hostile range on `group` (most calls are refused; some are accepted). */
 static void hostile_range(ydb_mappings *m, const char *group) {
-    ydb_range_options o;
+    ydb_range_options o = YDB_RANGE_OPTIONS_INIT;
     switch (pick(4)) {
     case 0:
         CALL(ydb_mappings_set_range_fixed(m, group, any_int64(), any_int64(), any_int()));
@@ -115,7 +115,7 @@ static void read_mappings(ydb_mappings *m) {
     size_t count = 0, a, b, i;
     const char *group;
     int offsets[8];
-    ydb_range_options o;
+    ydb_range_options o = YDB_RANGE_OPTIONS_INIT;
     CALL(ydb_mappings_number_of_sections(m, &count));
     for (i = 0; i < 6; i++) {
         size_t index = pick(2) ? pick(count + 2) : any_size();

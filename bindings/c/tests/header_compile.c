@@ -12,8 +12,8 @@ int header_compile_check(void);
 static int header_definition_check(void) {
     ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
     ydb_view_row row = {NULL, NULL, NULL, 0, NULL, 0};
-    ydb_range_options range = {0, 0, 0, 0, 0, 0, 0};
-    return def.persistent + (int)row.object_size + range.kind;
+    ydb_range_options range = YDB_RANGE_OPTIONS_INIT;
+    return def.persistent + (int)row.object_size + range.kind + (int)YDB_VIEW_DEFINITION_MIN_SIZE;
 }
 
 /* Referencing every function makes the compiler check each declaration. */

@@ -216,7 +216,7 @@ static void test_configuration(void) {
     fixture f;
     ydb_mappings *m = NULL;
     const char *groups[] = {"a", "b"};
-    ydb_range_options options;
+    ydb_range_options options = YDB_RANGE_OPTIONS_INIT;
     size_t from_beginning, from_end, length, n;
     int flag = -1, offsets[4];
     const int wanted[] = {-1, 1, 0};
@@ -343,6 +343,7 @@ static int position_is(ydb_mappings *m, const char *group, size_t begin, size_t 
 static ydb_range_options range_of(ydb_mappings *m, const char *group) {
     ydb_range_options o;
     memset(&o, 0x5a, sizeof o);
+    o.struct_size = sizeof o;
     CHECK_OK(ydb_mappings_range_options(m, group, &o));
     return o;
 }
@@ -726,10 +727,47 @@ static void test_threads(void) {
     teardown(&f);
 }
 
+/* ---- ydb_range_options.struct_size: 0 or less than the first version's
+** is refused by every function taking one; an output is left untouched ---- */
+static void test_range_options_struct_size(void) {
+    ydb_mappings *m = NULL;
+    const char *groups[] = {"a"};
+    ydb_range_options o = YDB_RANGE_OPTIONS_INIT, back = YDB_RANGE_OPTIONS_INIT;
+
+    CHECK(o.struct_size == sizeof o);
+    REQUIRE_OK(ydb_mappings_new(V, groups, 1, &m));
+    CHECK_OK(ydb_mappings_set_range_fixed(m, "a", 3, 1, YDB_PIN_BEGINNING));
+    memset(&o, 0, sizeof o);
+    o.kind = 77;
+    CHECK_RC(ydb_mappings_range_options(m, "a", &o), YDB_INVALID_ARGUMENT);
+    CHECK(strstr(ydb_errmsg(), "ydb_range_options.struct_size is 0: initialise it with "
+                               "YDB_RANGE_OPTIONS_INIT") != NULL);
+    CHECK(o.kind == 77);
+    o.struct_size = sizeof o - sizeof(int64_t);
+    CHECK_RC(ydb_mappings_range_options(m, "a", &o), YDB_INVALID_ARGUMENT);
+    CHECK(o.kind == 77);
+    o.struct_size = sizeof o;
+    CHECK_OK(ydb_mappings_range_options(m, "a", &o));
+    CHECK(o.struct_size == sizeof o && o.kind == YDB_RANGE_FIXED && o.length == 3 && o.offset == 1);
+
+    o.struct_size = 0;
+    CHECK_RC(ydb_range_options_set_length(&o, 2), YDB_INVALID_ARGUMENT);
+    CHECK(o.length == 3);
+    CHECK_RC(ydb_mappings_set_range_options(m, "a", &o), YDB_INVALID_ARGUMENT);
+    o.struct_size = sizeof o;
+    CHECK_OK(ydb_range_options_set_length(&o, 2));
+    CHECK(o.struct_size == sizeof o && o.length == 2 && o.max_length == 2);
+    CHECK_OK(ydb_mappings_set_range_options(m, "a", &o));
+    CHECK_OK(ydb_mappings_range_options(m, "a", &back));
+    CHECK(back.kind == YDB_RANGE_FIXED && back.max_length == 2 && back.offset == 1);
+    ydb_mappings_free(m);
+}
+
 int main(void) {
     test_static_getters();
     test_configuration();
     test_live_range_options();
+    test_range_options_struct_size();
     test_row_for_index();
     test_dynamic_groups();
     test_bad_input();

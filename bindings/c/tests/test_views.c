@@ -135,7 +135,7 @@ static void test_key_flavour(void) {
     REQUIRE_OK(ydb_database_open(NULL, &db));
     REQUIRE_OK(ydb_connection_open(db, &conn));
     CHECK_OK(ydb_view_definition_init(&def));
-    CHECK(def.persistent == 1 && def.grouping_invoke == YDB_INVOKE_DEFAULT);
+    CHECK(def.persistent == 1 && def.grouping_invoke == YDB_INVOKE_DEFAULT && def.struct_size == sizeof def);
     def.grouping = group_constant;
     def.grouping_flavour = YDB_FLAVOUR_KEY;
     def.sorting = sort_by_key;
@@ -956,6 +956,66 @@ static void test_row_cache(void) {
     ydb_database_close(db);
 }
 
+/* ---- struct_size: 0 or less than the first version's is refused; the
+** first version's size works, the members past it at their defaults ---- */
+static void test_definition_struct_size(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    ydb_registration *registration = NULL;
+    view_counter counter = {0};
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK(def.struct_size == sizeof def);
+    CHECK(YDB_VIEW_DEFINITION_MIN_SIZE < sizeof def);
+    def.grouping = group_by_prefix;
+    def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+    def.sorting = sort_by_suffix;
+    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+
+    def.struct_size = 0;
+    CHECK_RC(ydb_view_register(db, "sized", &def, &counter, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(strstr(ydb_errmsg(), "ydb_view_definition.struct_size is 0: initialise it with "
+                               "YDB_VIEW_DEFINITION_INIT") != NULL);
+    CHECK(counter.destroyed == 1);
+    def.struct_size = YDB_VIEW_DEFINITION_MIN_SIZE - sizeof(size_t);
+    CHECK_RC(ydb_view_register(db, "sized", &def, &counter, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(strstr(ydb_errmsg(), "less than its first version's") != NULL);
+    CHECK(counter.destroyed == 2);
+    def.struct_size = 0;
+    CHECK_RC(ydb_view_register_async(db, "sized", &def, &counter, counter_destroy, NULL, NULL, NULL,
+                                     &registration), YDB_INVALID_ARGUMENT);
+    CHECK(registration == NULL && counter.destroyed == 3);
+
+    /* The first version ends before sort_key: the sort_key set here is
+    ** never read (read, it would join `sorting`: "both set", refused). */
+    def.struct_size = YDB_VIEW_DEFINITION_MIN_SIZE;
+    def.sort_key = key_by_suffix;
+    CHECK_OK(set_row(conn, "c", "k1", "a:2"));
+    CHECK_OK(set_row(conn, "c", "k2", "a:1"));
+    CHECK_OK(ydb_view_register(db, "sized", &def, &counter, counter_destroy));
+    CHECK(key_at_is(conn, "sized", "a", 0, "k2"));
+    CHECK(key_at_is(conn, "sized", "a", 1, "k1"));
+    CHECK(counter.sorting_calls > 0);
+
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    def.version_tag = "2";
+    def.struct_size = 0;
+    CHECK_RC(ydb_view_set_definition(txn, "sized", &def, &counter, counter_destroy), YDB_INVALID_ARGUMENT);
+    CHECK(strstr(ydb_errmsg(), "struct_size is 0") != NULL);
+    CHECK(counter.destroyed == 4);
+    def.struct_size = YDB_VIEW_DEFINITION_MIN_SIZE;
+    CHECK_OK(ydb_view_set_definition(txn, "sized", &def, &counter, counter_destroy));
+    CHECK_OK(ydb_txn_commit(txn));
+    CHECK(counter.destroyed == 5); /* the first registration's callbacks */
+    CHECK(key_at_is(conn, "sized", "a", 0, "k2"));
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(counter.destroyed == 6);
+}
+
 int main(void) {
     test_population_and_mutations();
     test_key_flavour();
@@ -969,5 +1029,6 @@ int main(void) {
     test_hostile_names();
     test_misuse();
     test_row_cache();
+    test_definition_struct_size();
     return check_summary();
 }

@@ -12,7 +12,7 @@ from ydbview import RowChange
 
 def test_library_version_matches_package() -> None:
     assert ydbview.library_version == ydbview.__version__
-    assert ydbview.library_version_number == 1000
+    assert ydbview.library_version_number == 2000
     assert ydbview.library_path.name.startswith("libydbview.so")
 
 

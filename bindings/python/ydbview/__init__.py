@@ -70,7 +70,7 @@ from .views import (
 )
 from .store import CallbackTransaction, Connection, Database, ReadTransaction, ReadWriteTransaction
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ChangeFlags",

@@ -42,12 +42,70 @@ from typing import Any, Iterator, List, Optional, Sequence, Tuple
 from ._text import decode
 
 #: The oldest library this package works with (X*1000000 + Y*1000 + Z).
-MIN_VERSION_NUMBER = 1000
+MIN_VERSION_NUMBER = 2000
 #: The C ABI's major version this package speaks.
 ABI_MAJOR = 0
 
 LIBRARY_NAME = "libydbview.so"
 _CHECKOUT_BUILDS = ("build", ".build/release", ".build/debug")
+
+
+# Opaque handles (include/ydbview.h). Each kind is its own ctypes type, so
+# that a handle of another kind passed to a function (a connection where a
+# transaction is wanted) raises TypeError in ctypes before C sees it. A
+# plain address (an int) is still accepted for any kind: view callbacks
+# receive their handles as ints (c_void_p arguments, for speed, see below).
+class _Handle(c_void_p):
+    """An opaque ``ydb_*`` handle."""
+
+
+class DatabasePointer(_Handle):
+    """``ydb_database *``."""
+
+
+class ConnectionPointer(_Handle):
+    """``ydb_connection *``."""
+
+
+class TxnPointer(_Handle):
+    """``ydb_txn *``."""
+
+
+class NotificationPointer(_Handle):
+    """``ydb_notification *``."""
+
+
+class NotificationListPointer(_Handle):
+    """``ydb_notification_list *``."""
+
+
+class GroupResultPointer(_Handle):
+    """``ydb_group_result *``."""
+
+
+class SortKeyPointer(_Handle):
+    """``ydb_sort_key *``."""
+
+
+class GroupBatchPointer(_Handle):
+    """``ydb_group_batch *``."""
+
+
+class SortKeyBatchPointer(_Handle):
+    """``ydb_sort_key_batch *``."""
+
+
+class RegistrationPointer(_Handle):
+    """``ydb_registration *``."""
+
+
+class MappingsPointer(_Handle):
+    """``ydb_mappings *``."""
+
+
+class ChangesetPointer(_Handle):
+    """``ydb_changeset *``."""
+
 
 # Callback types (see include/ydbview.h).
 NAME_FN = CFUNCTYPE(c_int, c_void_p, c_char_p)
@@ -95,10 +153,20 @@ REGISTRATION_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
 REGISTRATION_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
 
 
-class ViewDefinitionStruct(Structure):
+class _SizedStructure(Structure):
+    """A struct the caller fills and C reads, whose first member
+    ``struct_size`` says which version of it the caller has: made with
+    this one's size, as the header's ``_INIT`` macros do."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(ctypes.sizeof(self), *args, **kwargs)
+
+
+class ViewDefinitionStruct(_SizedStructure):
     """``ydb_view_definition``."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("grouping_flavour", c_int),
         ("grouping_invoke", c_uint),
         ("grouping", GROUPING_FN),
@@ -115,10 +183,11 @@ class ViewDefinitionStruct(Structure):
     ]
 
 
-class RangeOptionsStruct(Structure):
+class RangeOptionsStruct(_SizedStructure):
     """``ydb_range_options``."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("kind", c_int),
         ("length", c_int64),
         ("offset", c_int64),
@@ -176,7 +245,6 @@ INDEX_END = ctypes.c_size_t(-1).value
 #: ``YDB_NO_INDEX``: an index or index path a row change does not have.
 NO_INDEX = ctypes.c_size_t(-1).value
 
-_handle_out = POINTER(c_void_p)
 _size_out = POINTER(c_size_t)
 _u64_out = POINTER(c_uint64)
 _i64_out = POINTER(c_int64)
@@ -193,196 +261,195 @@ _SIGNATURES = {
     "ydb_errstr": (c_char_p, [c_int]),
     "ydb_free": (None, [c_void_p]),
     # database
-    "ydb_database_open": (c_int, [c_char_p, _handle_out]),
-    "ydb_database_close": (c_int, [c_void_p]),
-    "ydb_database_path": (c_int, [c_void_p, POINTER(c_char_p)]),
-    "ydb_database_snapshot": (c_int, [c_void_p, _u64_out]),
-    "ydb_database_set_max_commits_behind": (c_int, [c_void_p, c_uint64]),
-    "ydb_view_registration_outcome": (c_int, [c_void_p, c_char_p, POINTER(c_int)]),
-    "ydb_database_max_commits_behind": (c_int, [c_void_p, _u64_out]),
+    "ydb_database_open": (c_int, [c_char_p, POINTER(DatabasePointer)]),
+    "ydb_database_close": (c_int, [DatabasePointer]),
+    "ydb_database_path": (c_int, [DatabasePointer, POINTER(c_char_p)]),
+    "ydb_database_snapshot": (c_int, [DatabasePointer, _u64_out]),
+    "ydb_database_set_max_commits_behind": (c_int, [DatabasePointer, c_uint64]),
+    "ydb_view_registration_outcome": (c_int, [DatabasePointer, c_char_p, POINTER(c_int)]),
+    "ydb_database_max_commits_behind": (c_int, [DatabasePointer, _u64_out]),
     "ydb_database_add_commit_observer": (
-        c_int, [c_void_p, OBSERVER_FN, c_void_p, DESTRUCTOR_FN, _u64_out]),
-    "ydb_database_remove_commit_observer": (c_int, [c_void_p, c_uint64]),
-    "ydb_database_set_default_write_timeout": (c_int, [c_void_p, c_int64]),
-    "ydb_database_default_write_timeout": (c_int, [c_void_p, _i64_out]),
+        c_int, [DatabasePointer, OBSERVER_FN, c_void_p, DESTRUCTOR_FN, _u64_out]),
+    "ydb_database_remove_commit_observer": (c_int, [DatabasePointer, c_uint64]),
+    "ydb_database_set_default_write_timeout": (c_int, [DatabasePointer, c_int64]),
+    "ydb_database_default_write_timeout": (c_int, [DatabasePointer, _i64_out]),
     # connection
-    "ydb_connection_open": (c_int, [c_void_p, _handle_out]),
-    "ydb_connection_close": (c_int, [c_void_p]),
-    "ydb_connection_snapshot": (c_int, [c_void_p, _u64_out]),
-    "ydb_connection_set_row_cache_limit": (c_int, [c_void_p, c_size_t]),
-    "ydb_connection_row_cache_limit": (c_int, [c_void_p, _size_out]),
-    "ydb_connection_set_write_timeout": (c_int, [c_void_p, c_int64]),
-    "ydb_connection_write_timeout": (c_int, [c_void_p, _i64_out]),
-    "ydb_connection_begin_long_lived_read": (c_int, [c_void_p, _handle_out]),
-    "ydb_connection_end_long_lived_read": (c_int, [c_void_p]),
-    "ydb_connection_is_in_long_lived_read": (c_int, [c_void_p, _int_out]),
+    "ydb_connection_open": (c_int, [DatabasePointer, POINTER(ConnectionPointer)]),
+    "ydb_connection_close": (c_int, [ConnectionPointer]),
+    "ydb_connection_snapshot": (c_int, [ConnectionPointer, _u64_out]),
+    "ydb_connection_set_row_cache_limit": (c_int, [ConnectionPointer, c_size_t]),
+    "ydb_connection_row_cache_limit": (c_int, [ConnectionPointer, _size_out]),
+    "ydb_connection_set_write_timeout": (c_int, [ConnectionPointer, c_int64]),
+    "ydb_connection_write_timeout": (c_int, [ConnectionPointer, _i64_out]),
+    "ydb_connection_begin_long_lived_read": (c_int, [ConnectionPointer, POINTER(NotificationListPointer)]),
+    "ydb_connection_end_long_lived_read": (c_int, [ConnectionPointer]),
+    "ydb_connection_is_in_long_lived_read": (c_int, [ConnectionPointer, _int_out]),
     # transactions
-    "ydb_txn_begin_read": (c_int, [c_void_p, _handle_out]),
-    "ydb_txn_begin_read_write": (c_int, [c_void_p, _handle_out]),
-    "ydb_txn_commit": (c_int, [c_void_p]),
-    "ydb_txn_rollback": (c_int, [c_void_p]),
-    "ydb_txn_end": (c_int, [c_void_p]),
-    "ydb_txn_snapshot": (c_int, [c_void_p, _u64_out]),
-    "ydb_txn_is_read_write": (c_int, [c_void_p, _int_out]),
-    "ydb_txn_get_object": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out]),
-    "ydb_txn_get_metadata": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out]),
-    "ydb_txn_get_row": (
-        c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _size_out, _blob_out, _size_out]),
-    "ydb_txn_exists": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
-    "ydb_txn_count": (c_int, [c_void_p, c_char_p, _size_out]),
-    "ydb_txn_count_all": (c_int, [c_void_p, _size_out]),
-    "ydb_txn_enumerate_collections": (c_int, [c_void_p, NAME_FN, c_void_p]),
-    "ydb_txn_enumerate_keys": (c_int, [c_void_p, c_char_p, NAME_FN, c_void_p]),
-    "ydb_txn_enumerate_rows": (c_int, [c_void_p, c_char_p, ROW_FN, c_void_p]),
-    "ydb_txn_set_object": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t]),
+    "ydb_txn_begin_read": (c_int, [ConnectionPointer, POINTER(TxnPointer)]),
+    "ydb_txn_begin_read_write": (c_int, [ConnectionPointer, POINTER(TxnPointer)]),
+    "ydb_txn_commit": (c_int, [TxnPointer]),
+    "ydb_txn_rollback": (c_int, [TxnPointer]),
+    "ydb_txn_end": (c_int, [TxnPointer]),
+    "ydb_txn_snapshot": (c_int, [TxnPointer, _u64_out]),
+    "ydb_txn_is_read_write": (c_int, [TxnPointer, _int_out]),
+    "ydb_txn_get_object": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out]),
+    "ydb_txn_get_metadata": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out]),
+    "ydb_txn_get_row": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out, _blob_out, _size_out]),
+    "ydb_txn_exists": (c_int, [TxnPointer, c_char_p, c_char_p, _int_out]),
+    "ydb_txn_count": (c_int, [TxnPointer, c_char_p, _size_out]),
+    "ydb_txn_count_all": (c_int, [TxnPointer, _size_out]),
+    "ydb_txn_enumerate_collections": (c_int, [TxnPointer, NAME_FN, c_void_p]),
+    "ydb_txn_enumerate_keys": (c_int, [TxnPointer, c_char_p, NAME_FN, c_void_p]),
+    "ydb_txn_enumerate_rows": (c_int, [TxnPointer, c_char_p, ROW_FN, c_void_p]),
+    "ydb_txn_set_object": (c_int, [TxnPointer, c_char_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t]),
     "ydb_txn_set_objects": (
-        c_int, [c_void_p, c_char_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
-    "ydb_txn_replace_object": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
-    "ydb_txn_replace_metadata": (c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_size_t]),
-    "ydb_txn_touch_object": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "ydb_txn_touch_metadata": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "ydb_txn_touch_row": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "ydb_txn_remove_object": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "ydb_txn_remove_objects": (c_int, [c_void_p, c_char_p, POINTER(c_char_p), c_size_t]),
-    "ydb_txn_remove_all_objects": (c_int, [c_void_p, c_char_p]),
-    "ydb_txn_remove_all_objects_in_all_collections": (c_int, [c_void_p]),
+        c_int, [TxnPointer, c_char_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
+    "ydb_txn_replace_object": (c_int, [TxnPointer, c_char_p, c_char_p, c_void_p, c_size_t]),
+    "ydb_txn_replace_metadata": (c_int, [TxnPointer, c_char_p, c_char_p, c_void_p, c_size_t]),
+    "ydb_txn_touch_object": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_txn_touch_metadata": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_txn_touch_row": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_txn_remove_object": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_txn_remove_objects": (c_int, [TxnPointer, c_char_p, POINTER(c_char_p), c_size_t]),
+    "ydb_txn_remove_all_objects": (c_int, [TxnPointer, c_char_p]),
+    "ydb_txn_remove_all_objects_in_all_collections": (c_int, [TxnPointer]),
     # notifications
-    "ydb_notification_copy": (c_int, [c_void_p, _handle_out]),
-    "ydb_notification_free": (None, [c_void_p]),
-    "ydb_notification_snapshot": (c_int, [c_void_p, _u64_out]),
-    "ydb_notification_removed_all": (c_int, [c_void_p, _int_out]),
-    "ydb_notification_has_change": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
-    "ydb_notification_has_change_in_collection": (c_int, [c_void_p, c_char_p, _int_out]),
-    "ydb_notification_changed_row_count": (c_int, [c_void_p, _size_out]),
-    "ydb_notification_enumerate_changed_rows": (c_int, [c_void_p, ROW_CHANGE_FN, c_void_p]),
-    "ydb_notification_enumerate_removed_collections": (c_int, [c_void_p, NAME_FN, c_void_p]),
-    "ydb_notification_list_free": (None, [c_void_p]),
-    "ydb_notification_list_count": (c_int, [c_void_p, _size_out]),
-    "ydb_notification_list_get": (c_int, [c_void_p, c_size_t, _handle_out]),
-    "ydb_notification_list_has_change": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
-    "ydb_notification_list_has_change_in_collection": (c_int, [c_void_p, c_char_p, _int_out]),
-    "ydb_notification_list_new": (c_int, [POINTER(c_void_p), c_size_t, _handle_out]),
+    "ydb_notification_copy": (c_int, [NotificationPointer, POINTER(NotificationPointer)]),
+    "ydb_notification_free": (None, [NotificationPointer]),
+    "ydb_notification_snapshot": (c_int, [NotificationPointer, _u64_out]),
+    "ydb_notification_removed_all": (c_int, [NotificationPointer, _int_out]),
+    "ydb_notification_has_change": (c_int, [NotificationPointer, c_char_p, c_char_p, _int_out]),
+    "ydb_notification_has_change_in_collection": (c_int, [NotificationPointer, c_char_p, _int_out]),
+    "ydb_notification_changed_row_count": (c_int, [NotificationPointer, _size_out]),
+    "ydb_notification_enumerate_changed_rows": (c_int, [NotificationPointer, ROW_CHANGE_FN, c_void_p]),
+    "ydb_notification_enumerate_removed_collections": (c_int, [NotificationPointer, NAME_FN, c_void_p]),
+    "ydb_notification_list_free": (None, [NotificationListPointer]),
+    "ydb_notification_list_count": (c_int, [NotificationListPointer, _size_out]),
+    "ydb_notification_list_get": (c_int, [NotificationListPointer, c_size_t, POINTER(NotificationPointer)]),
+    "ydb_notification_list_has_change": (c_int, [NotificationListPointer, c_char_p, c_char_p, _int_out]),
+    "ydb_notification_list_has_change_in_collection": (c_int, [NotificationListPointer, c_char_p, _int_out]),
+    "ydb_notification_list_new": (
+        c_int, [POINTER(NotificationPointer), c_size_t, POINTER(NotificationListPointer)]),
     # views
-    "ydb_group_result_set": (c_int, [c_void_p, c_char_p]),
-    "ydb_sort_key_append_raw": (c_int, [c_void_p, c_void_p, c_size_t]),
-    "ydb_group_batch_set": (c_int, [c_void_p, c_void_p, c_size_t, c_void_p]),
-    "ydb_sort_key_batch_set": (c_int, [c_void_p, c_void_p, c_void_p]),
-    "ydb_sort_key_append_int64": (c_int, [c_void_p, c_int64, c_int]),
-    "ydb_sort_key_append_double": (c_int, [c_void_p, c_double, c_int]),
-    "ydb_sort_key_append_text": (c_int, [c_void_p, c_char_p, c_int]),
-    "ydb_sort_key_append_blob": (c_int, [c_void_p, c_void_p, c_size_t, c_int]),
+    "ydb_group_result_set": (c_int, [GroupResultPointer, c_char_p]),
+    "ydb_sort_key_append_raw": (c_int, [SortKeyPointer, c_void_p, c_size_t]),
+    "ydb_group_batch_set": (c_int, [GroupBatchPointer, c_void_p, c_size_t, c_void_p]),
+    "ydb_sort_key_batch_set": (c_int, [SortKeyBatchPointer, c_void_p, c_void_p]),
+    "ydb_sort_key_append_int64": (c_int, [SortKeyPointer, c_int64, c_int]),
+    "ydb_sort_key_append_double": (c_int, [SortKeyPointer, c_double, c_int]),
+    "ydb_sort_key_append_text": (c_int, [SortKeyPointer, c_char_p, c_int]),
+    "ydb_sort_key_append_blob": (c_int, [SortKeyPointer, c_void_p, c_size_t, c_int]),
     "ydb_view_definition_init": (c_int, [POINTER(ViewDefinitionStruct)]),
     "ydb_view_register": (
-        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
-    "ydb_view_unregister": (c_int, [c_void_p, c_char_p]),
+        c_int, [DatabasePointer, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_view_unregister": (c_int, [DatabasePointer, c_char_p]),
     "ydb_view_register_async": (
-        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN,
-                REGISTRATION_PROGRESS_FN, REGISTRATION_DONE_FN, c_void_p, _handle_out]),
-    "ydb_registration_cancel": (c_int, [c_void_p]),
-    "ydb_registration_wait": (c_int, [c_void_p, c_int64, _int_out]),
-    "ydb_registration_result": (c_int, [c_void_p, _int_out]),
-    "ydb_registration_free": (c_int, [c_void_p]),
-    "ydb_view_enumerate_registered": (c_int, [c_void_p, NAME_FN, c_void_p]),
+        c_int, [DatabasePointer, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN, REGISTRATION_PROGRESS_FN, REGISTRATION_DONE_FN, c_void_p, POINTER(RegistrationPointer)]),
+    "ydb_registration_cancel": (c_int, [RegistrationPointer]),
+    "ydb_registration_wait": (c_int, [RegistrationPointer, c_int64, _int_out]),
+    "ydb_registration_result": (c_int, [RegistrationPointer, _int_out]),
+    "ydb_registration_free": (c_int, [RegistrationPointer]),
+    "ydb_view_enumerate_registered": (c_int, [DatabasePointer, NAME_FN, c_void_p]),
     "ydb_view_set_definition": (
-        c_int, [c_void_p, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
-    "ydb_view_is_registered": (c_int, [c_void_p, c_char_p, _int_out]),
+        c_int, [TxnPointer, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_view_is_registered": (c_int, [TxnPointer, c_char_p, _int_out]),
     "ydb_view_read_rows": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, POINTER(c_void_p), _size_out, _size_out]),
-    "ydb_view_version_tag": (c_int, [c_void_p, c_char_p, _blob_out]),
-    "ydb_view_group_count": (c_int, [c_void_p, c_char_p, _size_out]),
-    "ydb_view_enumerate_groups": (c_int, [c_void_p, c_char_p, NAME_FN, c_void_p]),
-    "ydb_view_has_group": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
-    "ydb_view_count_in_group": (c_int, [c_void_p, c_char_p, c_char_p, _size_out]),
-    "ydb_view_count_all": (c_int, [c_void_p, c_char_p, _size_out]),
-    "ydb_view_is_empty": (c_int, [c_void_p, c_char_p, _int_out]),
-    "ydb_view_key_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _blob_out]),
-    "ydb_view_first_key": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _blob_out]),
-    "ydb_view_last_key": (c_int, [c_void_p, c_char_p, c_char_p, _blob_out, _blob_out]),
-    "ydb_view_object_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
-    "ydb_view_metadata_at": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
+        c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, c_size_t, c_int, POINTER(c_void_p), _size_out, _size_out]),
+    "ydb_view_version_tag": (c_int, [TxnPointer, c_char_p, _blob_out]),
+    "ydb_view_group_count": (c_int, [TxnPointer, c_char_p, _size_out]),
+    "ydb_view_enumerate_groups": (c_int, [TxnPointer, c_char_p, NAME_FN, c_void_p]),
+    "ydb_view_has_group": (c_int, [TxnPointer, c_char_p, c_char_p, _int_out]),
+    "ydb_view_count_in_group": (c_int, [TxnPointer, c_char_p, c_char_p, _size_out]),
+    "ydb_view_count_all": (c_int, [TxnPointer, c_char_p, _size_out]),
+    "ydb_view_is_empty": (c_int, [TxnPointer, c_char_p, _int_out]),
+    "ydb_view_key_at": (c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, _blob_out, _blob_out]),
+    "ydb_view_first_key": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _blob_out]),
+    "ydb_view_last_key": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _blob_out]),
+    "ydb_view_object_at": (c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
+    "ydb_view_metadata_at": (c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, _blob_out, _size_out]),
     "ydb_view_row_at": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, _blob_out, _size_out, _blob_out, _size_out]),
-    "ydb_view_position": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, _blob_out, _size_out]),
+        c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, _blob_out, _size_out, _blob_out, _size_out]),
+    "ydb_view_position": (c_int, [TxnPointer, c_char_p, c_char_p, c_char_p, _blob_out, _size_out]),
     "ydb_view_enumerate_keys": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_KEY_FN, c_void_p]),
+        c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_KEY_FN, c_void_p]),
     "ydb_view_enumerate_rows": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_ROW_FN, c_void_p]),
+        c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, c_size_t, c_int, VIEW_ROW_FN, c_void_p]),
     "ydb_view_find": (
-        c_int, [c_void_p, c_char_p, c_char_p, c_int, FIND_FN, c_void_p, _size_out, _size_out]),
-    "ydb_view_has_changes": (c_int, [c_void_p, c_char_p, _int_out]),
-    "ydb_view_has_changes_in_group": (c_int, [c_void_p, c_char_p, c_char_p, _int_out]),
+        c_int, [TxnPointer, c_char_p, c_char_p, c_int, FIND_FN, c_void_p, _size_out, _size_out]),
+    "ydb_view_has_changes": (c_int, [NotificationListPointer, c_char_p, _int_out]),
+    "ydb_view_has_changes_in_group": (c_int, [NotificationListPointer, c_char_p, c_char_p, _int_out]),
     "ydb_view_key_at_index_path": (
-        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _blob_out]),
+        c_int, [TxnPointer, MappingsPointer, c_size_t, c_size_t, _blob_out, _blob_out]),
     "ydb_view_object_at_index_path": (
-        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _size_out]),
+        c_int, [TxnPointer, MappingsPointer, c_size_t, c_size_t, _blob_out, _size_out]),
     "ydb_view_metadata_at_index_path": (
-        c_int, [c_void_p, c_void_p, c_size_t, c_size_t, _blob_out, _size_out]),
+        c_int, [TxnPointer, MappingsPointer, c_size_t, c_size_t, _blob_out, _size_out]),
     "ydb_view_index_path_for_key": (
-        c_int, [c_void_p, c_void_p, c_char_p, c_char_p, _size_out, _size_out]),
+        c_int, [TxnPointer, MappingsPointer, c_char_p, c_char_p, _size_out, _size_out]),
     # mappings
-    "ydb_mappings_new": (c_int, [c_char_p, POINTER(c_char_p), c_size_t, _handle_out]),
+    "ydb_mappings_new": (c_int, [c_char_p, POINTER(c_char_p), c_size_t, POINTER(MappingsPointer)]),
     "ydb_mappings_new_dynamic": (
-        c_int, [c_char_p, GROUP_FILTER_FN, GROUP_SORT_FN, c_void_p, DESTRUCTOR_FN, _handle_out]),
-    "ydb_mappings_free": (None, [c_void_p]),
-    "ydb_mappings_view": (c_int, [c_void_p, POINTER(c_char_p)]),
-    "ydb_mappings_has_dynamic_groups": (c_int, [c_void_p, _int_out]),
-    "ydb_mappings_enumerate_all_groups": (c_int, [c_void_p, NAME_FN, c_void_p]),
-    "ydb_mappings_enumerate_visible_groups": (c_int, [c_void_p, NAME_FN, c_void_p]),
-    "ydb_mappings_set_dynamic_section": (c_int, [c_void_p, c_char_p, c_int]),
-    "ydb_mappings_is_dynamic_section": (c_int, [c_void_p, c_char_p, _int_out]),
-    "ydb_mappings_set_dynamic_section_for_all_groups": (c_int, [c_void_p, c_int]),
-    "ydb_mappings_is_dynamic_section_for_all_groups": (c_int, [c_void_p, _int_out]),
-    "ydb_mappings_set_range_fixed": (c_int, [c_void_p, c_char_p, c_int64, c_int64, c_int]),
+        c_int, [c_char_p, GROUP_FILTER_FN, GROUP_SORT_FN, c_void_p, DESTRUCTOR_FN, POINTER(MappingsPointer)]),
+    "ydb_mappings_free": (None, [MappingsPointer]),
+    "ydb_mappings_view": (c_int, [MappingsPointer, POINTER(c_char_p)]),
+    "ydb_mappings_has_dynamic_groups": (c_int, [MappingsPointer, _int_out]),
+    "ydb_mappings_enumerate_all_groups": (c_int, [MappingsPointer, NAME_FN, c_void_p]),
+    "ydb_mappings_enumerate_visible_groups": (c_int, [MappingsPointer, NAME_FN, c_void_p]),
+    "ydb_mappings_set_dynamic_section": (c_int, [MappingsPointer, c_char_p, c_int]),
+    "ydb_mappings_is_dynamic_section": (c_int, [MappingsPointer, c_char_p, _int_out]),
+    "ydb_mappings_set_dynamic_section_for_all_groups": (c_int, [MappingsPointer, c_int]),
+    "ydb_mappings_is_dynamic_section_for_all_groups": (c_int, [MappingsPointer, _int_out]),
+    "ydb_mappings_set_range_fixed": (c_int, [MappingsPointer, c_char_p, c_int64, c_int64, c_int]),
     "ydb_mappings_set_range_flexible": (
-        c_int, [c_void_p, c_char_p, c_int64, c_int64, c_int, c_int64, c_int64, c_int]),
-    "ydb_mappings_range_options": (c_int, [c_void_p, c_char_p, POINTER(RangeOptionsStruct)]),
-    "ydb_mappings_set_range_options": (c_int, [c_void_p, c_char_p, POINTER(RangeOptionsStruct)]),
-    "ydb_mappings_remove_range_options": (c_int, [c_void_p, c_char_p]),
-    "ydb_mappings_set_reversed": (c_int, [c_void_p, c_char_p, c_int]),
-    "ydb_mappings_is_reversed": (c_int, [c_void_p, c_char_p, _int_out]),
+        c_int, [MappingsPointer, c_char_p, c_int64, c_int64, c_int, c_int64, c_int64, c_int]),
+    "ydb_mappings_range_options": (c_int, [MappingsPointer, c_char_p, POINTER(RangeOptionsStruct)]),
+    "ydb_mappings_set_range_options": (c_int, [MappingsPointer, c_char_p, POINTER(RangeOptionsStruct)]),
+    "ydb_mappings_remove_range_options": (c_int, [MappingsPointer, c_char_p]),
+    "ydb_mappings_set_reversed": (c_int, [MappingsPointer, c_char_p, c_int]),
+    "ydb_mappings_is_reversed": (c_int, [MappingsPointer, c_char_p, _int_out]),
     "ydb_mappings_set_cell_drawing_dependency_offsets": (
-        c_int, [c_void_p, c_char_p, POINTER(c_int), c_size_t]),
+        c_int, [MappingsPointer, c_char_p, POINTER(c_int), c_size_t]),
     "ydb_mappings_cell_drawing_dependency_offsets": (
-        c_int, [c_void_p, c_char_p, POINTER(c_int), c_size_t, _size_out]),
-    "ydb_mappings_set_auto_consolidate_groups": (c_int, [c_void_p, c_size_t, c_char_p]),
-    "ydb_mappings_auto_consolidate_groups_threshold": (c_int, [c_void_p, _size_out]),
-    "ydb_mappings_consolidated_group_name": (c_int, [c_void_p, POINTER(c_char_p)]),
-    "ydb_mappings_update": (c_int, [c_void_p, c_void_p]),
-    "ydb_mappings_set_allows_unregistered_view": (c_int, [c_void_p, c_int]),
-    "ydb_mappings_allows_unregistered_view": (c_int, [c_void_p, _int_out]),
-    "ydb_mappings_snapshot_of_last_update": (c_int, [c_void_p, _u64_out]),
-    "ydb_mappings_number_of_sections": (c_int, [c_void_p, _size_out]),
-    "ydb_mappings_number_of_items_in_section": (c_int, [c_void_p, c_size_t, _size_out]),
-    "ydb_mappings_number_of_items_in_group": (c_int, [c_void_p, c_char_p, _size_out]),
-    "ydb_mappings_number_of_items_in_all_groups": (c_int, [c_void_p, _size_out]),
-    "ydb_mappings_is_empty": (c_int, [c_void_p, _int_out]),
-    "ydb_mappings_is_using_consolidated_group": (c_int, [c_void_p, _int_out]),
-    "ydb_mappings_group_for_section": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)]),
-    "ydb_mappings_section_for_group": (c_int, [c_void_p, c_char_p, _size_out]),
+        c_int, [MappingsPointer, c_char_p, POINTER(c_int), c_size_t, _size_out]),
+    "ydb_mappings_set_auto_consolidate_groups": (c_int, [MappingsPointer, c_size_t, c_char_p]),
+    "ydb_mappings_auto_consolidate_groups_threshold": (c_int, [MappingsPointer, _size_out]),
+    "ydb_mappings_consolidated_group_name": (c_int, [MappingsPointer, POINTER(c_char_p)]),
+    "ydb_mappings_update": (c_int, [MappingsPointer, TxnPointer]),
+    "ydb_mappings_set_allows_unregistered_view": (c_int, [MappingsPointer, c_int]),
+    "ydb_mappings_allows_unregistered_view": (c_int, [MappingsPointer, _int_out]),
+    "ydb_mappings_snapshot_of_last_update": (c_int, [MappingsPointer, _u64_out]),
+    "ydb_mappings_number_of_sections": (c_int, [MappingsPointer, _size_out]),
+    "ydb_mappings_number_of_items_in_section": (c_int, [MappingsPointer, c_size_t, _size_out]),
+    "ydb_mappings_number_of_items_in_group": (c_int, [MappingsPointer, c_char_p, _size_out]),
+    "ydb_mappings_number_of_items_in_all_groups": (c_int, [MappingsPointer, _size_out]),
+    "ydb_mappings_is_empty": (c_int, [MappingsPointer, _int_out]),
+    "ydb_mappings_is_using_consolidated_group": (c_int, [MappingsPointer, _int_out]),
+    "ydb_mappings_group_for_section": (c_int, [MappingsPointer, c_size_t, POINTER(c_char_p)]),
+    "ydb_mappings_section_for_group": (c_int, [MappingsPointer, c_char_p, _size_out]),
     "ydb_mappings_group_and_index_for_row": (
-        c_int, [c_void_p, c_size_t, c_size_t, POINTER(c_char_p), _size_out]),
-    "ydb_mappings_index_for_row_in_section": (c_int, [c_void_p, c_size_t, c_size_t, _size_out]),
-    "ydb_mappings_index_for_row_in_group": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
+        c_int, [MappingsPointer, c_size_t, c_size_t, POINTER(c_char_p), _size_out]),
+    "ydb_mappings_index_for_row_in_section": (c_int, [MappingsPointer, c_size_t, c_size_t, _size_out]),
+    "ydb_mappings_index_for_row_in_group": (c_int, [MappingsPointer, c_size_t, c_char_p, _size_out]),
     "ydb_mappings_row_and_section_for_index": (
-        c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
-    "ydb_mappings_row_for_index": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
-    "ydb_mappings_window_row_for_index": (c_int, [c_void_p, c_size_t, c_char_p, _size_out]),
-    "ydb_mappings_range_position": (c_int, [c_void_p, c_char_p, _size_out, _size_out, _size_out]),
-    "ydb_mappings_nearest_index_path": (c_int, [c_void_p, c_size_t, c_char_p, _size_out, _size_out]),
-    "ydb_mappings_has_changes": (c_int, [c_void_p, c_void_p, _int_out]),
+        c_int, [MappingsPointer, c_size_t, c_char_p, _size_out, _size_out]),
+    "ydb_mappings_row_for_index": (c_int, [MappingsPointer, c_size_t, c_char_p, _size_out]),
+    "ydb_mappings_window_row_for_index": (c_int, [MappingsPointer, c_size_t, c_char_p, _size_out]),
+    "ydb_mappings_range_position": (c_int, [MappingsPointer, c_char_p, _size_out, _size_out, _size_out]),
+    "ydb_mappings_nearest_index_path": (c_int, [MappingsPointer, c_size_t, c_char_p, _size_out, _size_out]),
+    "ydb_mappings_has_changes": (c_int, [MappingsPointer, NotificationListPointer, _int_out]),
     # changesets
-    "ydb_changeset_new": (c_int, [c_void_p, c_void_p, _handle_out]),
-    "ydb_changeset_new_in_txn": (c_int, [c_void_p, c_void_p, c_void_p, _handle_out]),
-    "ydb_changeset_free": (None, [c_void_p]),
-    "ydb_changeset_is_empty": (c_int, [c_void_p, _int_out]),
-    "ydb_changeset_section_change_count": (c_int, [c_void_p, _size_out]),
+    "ydb_changeset_new": (c_int, [MappingsPointer, NotificationListPointer, POINTER(ChangesetPointer)]),
+    "ydb_changeset_new_in_txn": (
+        c_int, [MappingsPointer, NotificationListPointer, TxnPointer, POINTER(ChangesetPointer)]),
+    "ydb_changeset_free": (None, [ChangesetPointer]),
+    "ydb_changeset_is_empty": (c_int, [ChangesetPointer, _int_out]),
+    "ydb_changeset_section_change_count": (c_int, [ChangesetPointer, _size_out]),
     "ydb_changeset_section_change": (
-        c_int, [c_void_p, c_size_t, _int_out, _size_out, POINTER(c_char_p)]),
-    "ydb_changeset_row_change_count": (c_int, [c_void_p, _size_out]),
-    "ydb_changeset_row": (c_int, [c_void_p, c_size_t, POINTER(RowChangeStruct)]),
-    "ydb_changeset_step_count": (c_int, [c_void_p, _size_out]),
-    "ydb_changeset_step": (c_int, [c_void_p, c_size_t, POINTER(EditStepStruct)]),
+        c_int, [ChangesetPointer, c_size_t, _int_out, _size_out, POINTER(c_char_p)]),
+    "ydb_changeset_row_change_count": (c_int, [ChangesetPointer, _size_out]),
+    "ydb_changeset_row": (c_int, [ChangesetPointer, c_size_t, POINTER(RowChangeStruct)]),
+    "ydb_changeset_step_count": (c_int, [ChangesetPointer, _size_out]),
+    "ydb_changeset_step": (c_int, [ChangesetPointer, c_size_t, POINTER(EditStepStruct)]),
 }
 
 

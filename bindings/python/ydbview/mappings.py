@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import weakref
-from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
@@ -448,9 +448,9 @@ class Mappings(_Closeable):
             raise TypeError("groups must be an iterable of group names, not one str")
         names = [encode(group, "group") for group in groups]
         array = (c_char_p * max(len(names), 1))(*names)
-        out = c_void_p()
+        out = _ffi.MappingsPointer()
         _check(lib.ydb_mappings_new(encode(view, "view name"), array, len(names), byref(out)))
-        self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
+        self._own(out, lib.ydb_mappings_free)
 
     @classmethod
     def dynamic(cls, filter: Callable[..., bool], view: str, *,
@@ -473,11 +473,11 @@ class Mappings(_Closeable):
         encoded = encode(view, "view name")
         self._source = source = _GroupSource(filter, key, bool(transaction))
         ctx = _callbacks.register(source)
-        out = c_void_p()
+        out = _ffi.MappingsPointer()
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_mappings_new_dynamic(encoded, _FILTER_TRAMPOLINE, _SORT_TRAMPOLINE,
                                             ctx, _callbacks.RELEASE, byref(out)))
-        self._own(out.value, lib.ydb_mappings_free)  # type: ignore[arg-type]
+        self._own(out, lib.ydb_mappings_free)
         return self
 
     @property
@@ -708,7 +708,7 @@ class Mappings(_Closeable):
             raise MisuseError("these mappings' filter and key read the transaction: "
                               "pass one (changes(notifications, txn))", Status.MISUSE)
         with _NotificationList(notifications) as handle:
-            out = c_void_p()
+            out = _ffi.ChangesetPointer()
             if transaction is None:
                 _check(lib.ydb_changeset_new(self._live_handle, handle, byref(out)))
             else:
@@ -719,7 +719,7 @@ class Mappings(_Closeable):
                 finally:
                     self._lending(None)
         try:
-            return _read_changeset(out.value)  # type: ignore[arg-type]
+            return _read_changeset(out)
         except BaseException:
             lib.ydb_changeset_free(out)
             raise

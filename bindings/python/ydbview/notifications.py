@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import enum
 import weakref
-from ctypes import byref, c_int, c_uint64, c_void_p
+from ctypes import byref, c_int, c_uint64
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Tuple
 
+from . import _ffi
 from ._base import _check, _enumerate
 from ._ffi import lib
 from ._text import decode, encode
@@ -69,9 +70,9 @@ class CommitNotification:
 
     @classmethod
     def _copy_of(cls, borrowed_handle: int) -> "CommitNotification":
-        copy = c_void_p()
+        copy = _ffi.NotificationPointer()
         _check(lib.ydb_notification_copy(borrowed_handle, byref(copy)))
-        return cls(copy.value)  # type: ignore[arg-type]
+        return cls(copy)
 
     def has_change(self, collection: str, key: str) -> bool:
         """True when this commit changed row (collection, key)."""
@@ -108,13 +109,13 @@ class _NotificationList:
 
     def __init__(self, notifications: Iterable[CommitNotification]) -> None:
         handles = [n._handle for n in notifications]
-        array = (c_void_p * max(len(handles), 1))(*handles)
-        out = c_void_p()
+        array = (_ffi.NotificationPointer * max(len(handles), 1))(*handles)
+        out = _ffi.NotificationListPointer()
         _check(lib.ydb_notification_list_new(array, len(handles), byref(out)))
-        self.handle = out.value
+        self.handle = out
 
-    def __enter__(self) -> int:
-        return self.handle  # type: ignore[return-value]
+    def __enter__(self) -> _ffi.NotificationListPointer:
+        return self.handle
 
     def __exit__(self, *exc: object) -> None:
         lib.ydb_notification_list_free(self.handle)

@@ -93,9 +93,9 @@ class Database(_Closeable):
                  serializer: Optional[Serializer] = None,
                  metadata_serializer: Optional[Serializer] = None) -> None:
         encoded = None if path is None else encode(os.fspath(path), "path")
-        handle = c_void_p()
+        handle = _ffi.DatabasePointer()
         _check(lib.ydb_database_open(encoded, byref(handle)))
-        self._own(handle.value, lib.ydb_database_close)  # type: ignore[arg-type]
+        self._own(handle, lib.ydb_database_close)
         self.serializer: Serializer = serializer or BytesSerializer()
         self.metadata_serializer: Serializer = metadata_serializer or self.serializer
 
@@ -278,9 +278,9 @@ class Connection(_Closeable):
 
     def __init__(self, database: Database, serializer: Serializer,
                  metadata_serializer: Serializer) -> None:
-        handle = c_void_p()
+        handle = _ffi.ConnectionPointer()
         _check(lib.ydb_connection_open(database._handle, byref(handle)))
-        self._own(handle.value, lib.ydb_connection_close)  # type: ignore[arg-type]
+        self._own(handle, lib.ydb_connection_close)
         self.database = database  # keeps the database open while we are
         self.serializer = serializer
         self.metadata_serializer = metadata_serializer
@@ -329,16 +329,16 @@ class Connection(_Closeable):
 
     def read(self) -> "ReadTransaction":
         """Begins a read transaction: ``with conn.read() as t: ...``."""
-        handle = c_void_p()
+        handle = _ffi.TxnPointer()
         _check(lib.ydb_txn_begin_read(self._handle, byref(handle)))
-        return ReadTransaction(self, handle.value)  # type: ignore[arg-type]
+        return ReadTransaction(self, handle)
 
     def read_write(self) -> "ReadWriteTransaction":
         """Begins a read-write transaction: ``with conn.read_write() as t:``
         commits when the block succeeds and rolls back when it raises."""
-        handle = c_void_p()
+        handle = _ffi.TxnPointer()
         _check(lib.ydb_txn_begin_read_write(self._handle, byref(handle)))
-        return ReadWriteTransaction(self, handle.value)  # type: ignore[arg-type]
+        return ReadWriteTransaction(self, handle)
 
     # -- long-lived read transactions --
 
@@ -349,16 +349,16 @@ class Connection(_Closeable):
         Raises ``ReloadRequired`` when the connection fell more than
         ``Database.max_commits_behind`` commits behind: it is at the newest
         snapshot all the same, but the notifications in between are gone."""
-        skipped = c_void_p()
+        skipped = _ffi.NotificationListPointer()
         _check(lib.ydb_connection_begin_long_lived_read(self._handle, byref(skipped)))
         try:
             count = c_size_t()
             _check(lib.ydb_notification_list_count(skipped, byref(count)))
             notifications = []
             for index in range(count.value):
-                item = c_void_p()
+                item = _ffi.NotificationPointer()
                 _check(lib.ydb_notification_list_get(skipped, index, byref(item)))
-                notifications.append(CommitNotification._copy_of(item.value))  # type: ignore[arg-type]
+                notifications.append(CommitNotification._copy_of(item))
             return notifications
         finally:
             lib.ydb_notification_list_free(skipped)

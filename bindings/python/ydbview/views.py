@@ -582,14 +582,14 @@ def register_async(database_handle: int, name: str, definition: _ffi.ViewDefinit
     """Starts ``ydb_view_register_async``; returns the registration handle.
     C releases ``ctx`` (the view's callbacks) whatever happens."""
     callback_ctx = _callbacks.register(reporter)
-    handle = c_void_p()
+    handle = _ffi.RegistrationPointer()
     status = lib.ydb_view_register_async(database_handle, encode(name, "view name"), byref(definition), ctx,
                                          _callbacks.RELEASE, _PROGRESS_TRAMPOLINE, _DONE_TRAMPOLINE, callback_ctx,
                                          byref(handle))
     if status != Status.OK:
         _callbacks.pop(callback_ctx)  # nothing started: no callback will come
         _check(status)
-    return handle.value  # type: ignore[return-value]
+    return handle
 
 
 class ViewRegistration:
