@@ -337,10 +337,8 @@ func callGrouping(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransacti
 /// A population's rows grouped by the one-row callback, a chunk at a time
 /// (`ViewGrouping.populationBatch`): the callbacks and the thread's state
 /// are looked up once a chunk, where `callGrouping` looks them up once a
-/// row. Looked up once a row (with the engine's lending), the work around
-/// the user's two callbacks was about a sixth of a sort-key population's
-/// instructions; once a chunk took 5.7% off (callgrind, 200k rows). Each
-/// call still gets a `ydb_txn *` of its own.
+/// row: the work around the user's callbacks is a large part of a
+/// sort-key population. Each call still gets a `ydb_txn *` of its own.
 func groupEach(_ view: String, _ slot: ViewSlot, _ transaction: ReadTransaction,
                        _ rows: [BatchedRow]) throws -> [String?] {
     let callbacks = try slot.current(view)

@@ -112,7 +112,7 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
 
 /// The caller's definition, read as far as its struct_size says; NULL or
 /// a refused size is the failure the export reports (after looking up its
-/// other arguments, as before).
+/// other arguments).
 func loadDefinition(_ pointer: UnsafeRawPointer?) -> Result<CViewDefinition, YDBError> {
     guard let pointer else { return .failure(YDBError(.invalidArgument, "definition is NULL")) }
     return Result { try CViewDefinition.sized.load(pointer, defaults: CViewDefinition.defaults) }

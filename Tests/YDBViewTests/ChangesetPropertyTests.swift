@@ -11,7 +11,7 @@ final class ChangesetPropertyTests: XCTestCase {
     func testChangesetsAreValidBatchUpdates() {
         let baseSeed = UInt64(9_000_000)
         var changesets = 0, nonEmpty = 0
-        for caseNumber in 0..<4_000 {
+        for caseNumber in 0..<TestScale.pick(1_000, long: 4_000) {
             let seed = baseSeed &+ UInt64(caseNumber)
             if let only = ProcessInfo.processInfo.environment["YDB_SEED"], UInt64(only) != seed { continue }
             do {

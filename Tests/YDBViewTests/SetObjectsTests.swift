@@ -195,7 +195,7 @@ final class SetObjectsTests: XCTestCase {
     }
 
     private func assertBatchesEqualLoops(comparator: Bool, emptying: Bool) throws {
-        for seed in UInt64(1)...8 {
+        for seed in UInt64(1)...UInt64(TestScale.pick(4, long: 8)) {
             var random = SeededGenerator(seed: seed)
             let a = try Side(batchForms: true, comparator: comparator)
             let b = try Side(batchForms: false, comparator: comparator)

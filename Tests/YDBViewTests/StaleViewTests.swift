@@ -28,7 +28,7 @@ final class StaleViewTests: FileDatabaseTestCase {
 
     /// A transaction that changes a batch of rows or more writes its view's
     /// storage rows at its commit, all at once in rowid order
-    /// (`ViewWriter.saveStorage`): after one
+    /// (`StoragePlan.save`): after one
     /// transaction that inserts, moves (relabelling windows) and removes
     /// many rows, the view reopens as stored, with no callback, exactly as
     /// it was shown.

@@ -12,8 +12,8 @@
 /// `CountedTree<Int64 rowid, RowPlace>`.
 struct CountedTree<Key: Comparable, Value> {
     /// A node's fields skip Swift's run-time exclusivity checks: every
-    /// lookup touches several of them on each level, the checks were about
-    /// 7% of a one-row commit's view work in a profile, and no access here
+    /// lookup touches several of them on each level, the checks are a
+    /// visible part of a one-row commit's view work, and no access here
     /// can overlap another (a node is mutated only by the tree that owns it
     /// uniquely, inside one method at a time).
     final class Node {
@@ -54,8 +54,8 @@ struct CountedTree<Key: Comparable, Value> {
         /// A copy is made to be changed at once (a path copy), so the
         /// children and non-plain values (sort keys) are copied here by a
         /// loop the compiler specializes: left to the array's copy-on-write,
-        /// each element went through the runtime's generic copy and a value
-        /// witness call, 7% of a one-row update commit's instructions. The
+        /// each element goes through the runtime's generic copy and a value
+        /// witness call, on every path copy of every commit. The
         /// other arrays (labels, counts, row ids; an outer tree's group
         /// names, rarely written) stay shared until written.
         private init(copying other: Node) {
@@ -116,7 +116,7 @@ struct CountedTree<Key: Comparable, Value> {
     /// Whether nodes keep their last value (`Node.last`). Only plain
     /// values: a kept copy of a nested tree would share that tree's nodes,
     /// and every change to it would then copy them. Stored: the check is a
-    /// dynamic cast, which per node changed was 2% of a commit.
+    /// dynamic cast, too slow to make per node changed.
     let tracksLast: Bool
 
     init(capacity: Int = Tuning.treeCapacity) {

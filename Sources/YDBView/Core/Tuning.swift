@@ -30,7 +30,9 @@ enum Tuning {
     static let storingYieldsAfterMilliseconds: Int64 = 250
     static let checksInvariants = true
     /// Views up to this many rows are checked whole after every write
-    /// (`ViewWriter+Checks.swift`); larger ones where the write touched them.
+    /// (`ViewWriter+Checks.swift`), and up to `wholeCheckRows` at every
+    /// commit; otherwise where the write touched them.
+    static let wholeCheckRowsAfterWrite = 256
     static let wholeCheckRows = 2_000
     #else
     static let treeCapacity = 64
@@ -42,7 +44,7 @@ enum Tuning {
     static let viewRowsWrittenAtOnce = 512
     /// A second: a crash loses no view's stored copy unless it comes within
     /// a second of a commit, and a program committing in a loop stores its
-    /// views a batch at a time, as before.
+    /// views a batch at a time.
     static let viewRowsIdleMilliseconds = 1000
     /// A C callback's setup is made once for them (the callbacks, the
     /// thread's state, the lent transaction).
@@ -51,6 +53,7 @@ enum Tuning {
     /// millisecond) during which it began to wait.
     static let storingYieldsAfterMilliseconds: Int64 = 0
     static let checksInvariants = false
+    static let wholeCheckRowsAfterWrite = 0
     static let wholeCheckRows = 0
     #endif
 }

@@ -10,9 +10,8 @@ final class SQLiteHandle {
     /// The statements used last, found by where their SQL text's bytes
     /// are: almost every statement's SQL is a literal, whose bytes never
     /// move, so a use costs a few pointer comparisons instead of hashing
-    /// the text (a one-row commit uses about eight statements, and hashing
-    /// their text was about 4% of its instructions). `cache` still holds
-    /// every statement, by text.
+    /// the text (a one-row commit uses about eight statements). `cache`
+    /// still holds every statement, by text.
     private var recent: [RecentStatement] = []
     private var nextRecent = 0
     /// The longest string or blob this handle stores (SQLITE_LIMIT_LENGTH).
@@ -275,8 +274,8 @@ struct Statement {
     }
     /// Runs `body` with `text` bound at `index` where its bytes lie
     /// (`bindInPlace`), so that SQLite copies nothing: the binding serves
-    /// the runs inside `body` only. (A one-row commit's texts and blobs,
-    /// copied and freed by SQLite, were 2.6% of its instructions.)
+    /// the runs inside `body` only: a one-row commit's texts and blobs are
+    /// not copied and freed once more by SQLite.
     func withText<Result>(_ index: Int32, _ text: String, _ body: () throws -> Result) rethrows -> Result {
         var text = text
         return try text.withUTF8 { bytes in

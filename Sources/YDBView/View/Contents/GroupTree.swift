@@ -10,9 +10,8 @@ struct KeyedRow: Equatable, PlainTreeValue {
 /// `OrderLabels`). A sort-key view's tree also holds each row's key beside
 /// its id, so placing a row bisects the keys of the tree that holds the
 /// rows: a change copies one root-to-leaf path, where a tree of keys beside
-/// a tree of ids copied two (the second cost 8% of a one-row update
-/// commit's instructions). A comparator view's tree holds ids only, 16
-/// bytes an entry with its label.
+/// a tree of ids would copy two. A comparator view's tree holds ids only,
+/// 16 bytes an entry with its label.
 ///
 /// A value, as `CountedTree` is: a copy shares the nodes and never sees
 /// later changes.

@@ -163,9 +163,9 @@ struct ViewState: ViewContents {
 
     /// Takes a row out of its group's order but leaves its entry in the row
     /// index, for a move that puts it back with `insert(..., moving: true)`:
-    /// one change to the index instead of a removal and an insert (2.5% of
-    /// a one-row update commit's instructions). Until then the entry names
-    /// a label its group no longer holds.
+    /// one change to the index instead of a removal and an insert, on the
+    /// path of every update that moves a row. Until then the entry names a
+    /// label its group no longer holds.
     @discardableResult
     mutating func removeFromOrder(rowid: Int64) -> (group: String, index: Int, emptied: Bool)? {
         guard let stored = places.value(for: rowid) else { return nil }

@@ -1,9 +1,9 @@
 /// Sorting a population's rows by their sort keys.
 ///
 /// A population of the sort-key form sorts each group's rows once, by key.
-/// A merge sort of the rows themselves compared keys some twenty times a
-/// row and moved 40-byte rows in every pass: 8% of a population's
-/// instructions. Here the rows' first eight key bytes, as one integer, are
+/// A merge sort of the rows themselves would compare keys some twenty
+/// times a row and move 40-byte rows in every pass. Here the rows' first
+/// eight key bytes, as one integer, are
 /// sorted by radix with each row's position beside them (a pass per byte,
 /// skipping the bytes all rows share), rows whose first eight bytes tie
 /// are ordered by their whole keys, and the rows are then moved once, into

@@ -33,8 +33,8 @@ final class UnstoredRows: @unchecked Sendable {   // guarded by the write gate
     var owesWrites: Bool { tableIsComplete && (markedStale || !rows.isEmpty) }
 
     /// A commit wrote the rows and marked the view fresh. The dictionary
-    /// keeps its storage for the next rows to wait: growing it from empty
-    /// again each batch was 0.25% of a one-row insert.
+    /// keeps its storage for the next rows to wait, instead of growing
+    /// from empty again each batch.
     func markStored() {
         rows.removeAll(keepingCapacity: true)
         markedStale = false

@@ -149,8 +149,8 @@ enum ViewStorage {
         /// The last group name laid down in `bytes`, and where.
         private var lastGroup: (name: String, span: Range<Int>)?
         /// Fewer rows were announced than fill one statement: each is put
-        /// as it comes, with no buffer (a one-row commit's buffer alone was
-        /// 1.2% of its instructions).
+        /// as it comes, with no buffer (which a one-row commit would pay
+        /// for nothing).
         private let oneByOne: Bool
         /// The statement, once the first flush has fetched it: later flushes
         /// bind all of its parameters again, so they skip the handle's

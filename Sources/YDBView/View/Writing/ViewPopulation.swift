@@ -6,8 +6,8 @@ extension ViewWriter {
     /// row, and sorting O(n log n) times per group (comparator form) or once
     /// per row (sort-key form, then a native sort). Logged as a reset
     /// followed by inserts, so mappings of an existing view get a changeset.
-    /// A population's peak memory per row, with room to spare (measured:
-    /// 119 bytes with a comparator, 144 with sort keys; Benchmarks/README.md).
+    /// A population's peak memory per row, with room to spare over what
+    /// the population benchmark reports (Benchmarks/README.md).
     static let populationBytesPerRow = 256
 
     func repopulate(_ context: ExtensionWriteContext) throws {
@@ -43,7 +43,7 @@ extension ViewWriter {
         // Every row's group and position, in rowid order.
         var places = ViewPopulation.PlacesInRowidOrder(groups, total: total)
         // Written in rowid order: appending to the table's B-tree instead of
-        // touching random pages (10x faster at a million rows).
+        // touching random pages.
         if let id = instance.storageID {
             var writer = ViewStorage.BulkPut(id: id, context.storage)
             for place in places {

@@ -1,9 +1,10 @@
 /// Debug builds check a view after every row event and before its commit
-/// (`Tuning.checksInvariants`), at a cost that follows the change: a view
-/// of up to `Tuning.wholeCheckRows` rows is checked whole, trees, places
-/// and stored rows; a larger one only where the write touched it (each
-/// touched row's place, and its sort key against its neighbours'), so a
-/// test may write to a view of 100k rows row by row.
+/// (`Tuning.checksInvariants`), at a cost that follows the change: a small
+/// view is checked whole (trees, places and, at the commit, stored rows:
+/// `Tuning.wholeCheckRowsAfterWrite` and `wholeCheckRows`); a larger one
+/// only where the write touched it (each touched row's place, and its sort
+/// key against its neighbours'), so a test may write to a view of 100k
+/// rows row by row.
 extension ViewWriter {
     /// Notes rows whose place changed, for the next check.
     func touched(_ rowid: Int64) {
@@ -22,7 +23,7 @@ extension ViewWriter {
     /// Whether the view is small enough, or was rebuilt (every row touched),
     /// for a whole check.
     private var checksWhole: Bool {
-        touchedAll || state.totalCount <= Tuning.wholeCheckRows
+        touchedAll || state.totalCount <= Tuning.wholeCheckRowsAfterWrite
     }
 
     /// Before the commit: a small view is checked whole, with its stored

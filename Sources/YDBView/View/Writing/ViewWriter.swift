@@ -29,7 +29,7 @@ final class ViewWriter {
     /// or all of them (`ViewWriter+Checks.swift`).
     var touchedRows: [Int64] = []
     var touchedAll = false
-    /// Set by an asynchronous registration (`AsyncRegistration.swift`):
+    /// Set by an asynchronous registration (`BackgroundRegistration.populate`):
     /// called every few thousand steps of a population with the steps done
     /// so far (one per row grouped, then one per row sorted). It reports
     /// progress, and throws to stop the population (cancellation).
@@ -130,8 +130,7 @@ final class ViewWriter {
     /// the removal — and cell-drawing dependencies mark the rows YapDatabase's
     /// would (it removes a batch from the end of each group too).
     func rowsRemoved(_ rows: [(rowid: Int64, rowKey: RowKey)], _ context: ExtensionWriteContext) throws {
-        // One row has no order to find: locating it first cost 3% of a
-        // one-row delete commit.
+        // One row has no order to find: no need to locate it first.
         if rows.count == 1 { return try remove(rows[0].rowid, rows[0].rowKey, context) }
         let placed = rows.compactMap { row in state.locate(rowid: row.rowid).map { (row, $0.index) } }
         for (row, _) in placed.sorted(by: { $0.1 > $1.1 }) {
