@@ -30,7 +30,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
     /// it).
     func openWatched(_ path: String) throws -> Database {
         let database = try Database(path: path)
-        database.checkpointer.viewRowsIdleMilliseconds = 3_600_000
+        database.checkpointer.deferredWritesIdleMilliseconds = 3_600_000
         return database
     }
 
@@ -165,7 +165,7 @@ final class UnstoredRowsTests: FileDatabaseTestCase {
                         showing: shown)
     }
 
-    /// Once commits pause for `Tuning.viewRowsIdleMilliseconds` (20 ms in
+    /// Once commits pause for `Tuning.deferredWritesIdleMilliseconds` (20 ms in
     /// debug builds), the database's thread stores the rows they left
     /// waiting: a crash after that loads the view as stored.
     func testRowsWaitingWhenCommitsPauseAreStoredOffTheCommitPath() throws {

@@ -20,7 +20,7 @@ enum Tuning {
     static let viewRowsWrittenAtOnce = 4
     /// How long commits must pause before the rows a persistent view left
     /// waiting are stored off the commit path (`Checkpointer`).
-    static let viewRowsIdleMilliseconds = 20
+    static let deferredWritesIdleMilliseconds = 20
     /// Rows a population groups (and keys) at a time (`ViewPopulation.scanGrouped`).
     static let populationBatchSize = 7
     /// How long a write that stores a view registered in the background
@@ -45,7 +45,7 @@ enum Tuning {
     /// A second: a crash loses no view's stored copy unless it comes within
     /// a second of a commit, and a program committing in a loop stores its
     /// views a batch at a time.
-    static let viewRowsIdleMilliseconds = 1000
+    static let deferredWritesIdleMilliseconds = 1000
     /// A C callback's setup is made once for them (the callbacks, the
     /// thread's state, the lent transaction).
     static let populationBatchSize = 256

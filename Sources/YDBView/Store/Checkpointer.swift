@@ -46,9 +46,10 @@ enum WALPolicy {
 
 /// Learns the log's length from SQLite's commit hook and runs due
 /// checkpoints on a thread of its own, with its own SQLite handle. The same
-/// thread stores the rows persistent views leave waiting (`UnstoredRows`)
-/// once no commit has left more for `Tuning.viewRowsIdleMilliseconds`, so
-/// that a crash after a quiet moment costs no repopulation.
+/// thread writes what extensions deferred (the rows persistent views leave
+/// waiting) once no commit has left more for
+/// `Tuning.deferredWritesIdleMilliseconds`, so that a crash after a quiet
+/// moment costs no repopulation.
 final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     private let path: String
     /// Runs its argument while no write transaction is open, or not at all
@@ -64,22 +65,22 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
     private var stopping = false
     /// Checkpoints run so far (by the thread and by catching-up readers).
     private var runs = 0
-    /// Whether a commit left view rows waiting since the thread last
-    /// stored them, and how many such commits there were in all: the
-    /// thread stores the rows after a pause with no new one (a count, not
-    /// a clock, so that a commit costs no clock read).
+    /// Whether a commit left deferred writes (a view's rows) waiting since
+    /// the thread last wrote them, and how many such commits there were in
+    /// all: the thread writes them after a pause with no new one (a count,
+    /// not a clock, so that a commit costs no clock read).
     private var rowsWaiting = false
     private var rowsWaitingCommits: UInt64 = 0
-    /// Stores the views' waiting rows; set by the database once, before
-    /// its first commit.
+    /// Writes what extensions deferred (`Database.writeDeferred`); set by
+    /// the database once, before its first commit.
     var writeDeferred: (() -> Void)?
-    /// How long commits must pause before the thread stores waiting view
-    /// rows; tests that watch rows wait raise it.
-    var viewRowsIdleMilliseconds: Int {
+    /// How long commits must pause before the thread writes what waits;
+    /// tests that watch rows wait raise it.
+    var deferredWritesIdleMilliseconds: Int {
         get { lock.withLock { idleMilliseconds } }
         set { lock.withLock { idleMilliseconds = newValue } }
     }
-    private var idleMilliseconds = Tuning.viewRowsIdleMilliseconds
+    private var idleMilliseconds = Tuning.deferredWritesIdleMilliseconds
 
     init(path: String, whileNoWriter: @escaping (() -> Void) -> Void) {
         self.path = path
@@ -111,10 +112,10 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
         if due { wake.signal() }
     }
 
-    /// Called after a commit that left view rows waiting (under the write
-    /// gate): the thread stores them once commits pause. It is woken only
+    /// Called after a commit that left deferred writes waiting (under the
+    /// write gate): the thread writes them once commits pause. It is woken only
     /// when rows start waiting; later commits only count.
-    func viewRowsWaiting() {
+    func deferredWritesWaiting() {
         let wakeThread: Bool = lock.withLock {
             guard !stopping else { return false }
             rowsWaitingCommits &+= 1
@@ -164,8 +165,8 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
         // Its own handle: a checkpoint never waits for a connection's lock.
         let handle = try? SQLiteHandle(path: path)
         while true {
-            // While view rows wait, wait one pause at most, and store them
-            // if no commit left more meanwhile.
+            // While deferred writes wait, wait one pause at most, and write
+            // them if no commit left more meanwhile.
             let (idle, seen) = lock.withLock { (idleMilliseconds, rowsWaiting ? rowsWaitingCommits : nil) }
             if let seen {
                 if !wake.wait(milliseconds: idle) {
@@ -196,7 +197,7 @@ final class Checkpointer: @unchecked Sendable {   // state guarded by `lock`
         finished.signal()
     }
 
-    /// Stores the waiting view rows if no commit left more since the count
+    /// Writes what waits if no commit left more since the count
     /// was `seen`. The mark is cleared first: a commit that leaves rows
     /// while they are being stored sets it again.
     private func storeRowsIfQuiet(since seen: UInt64) {

@@ -64,7 +64,7 @@ public final class Database: @unchecked Sendable {
     /// Whether some stored extension that is not registered may still be
     /// marked fresh: the first commit that changes rows then marks it stale.
     /// Read and written only by the write transaction (under `writeGate`).
-    var storedViewsMayMissCommits = false
+    var storedExtensionsMayMissCommits = false
     /// The largest row id ever used: a new row gets the next one. Read and
     /// written only by the write transaction (under `writeGate`), like the
     /// two below; stored by a commit whose deletions leave the table's own
@@ -127,7 +127,7 @@ public final class Database: @unchecked Sendable {
             snapshotsReservedThrough = stored.snapshot
             largestRowid = stored.largestRowid
             storedLargestRowid = stored.storedLargestRowid
-            storedViewsMayMissCommits = try Schema.anyStoredExtensionFresh(handle)
+            storedExtensionsMayMissCommits = try Schema.anyStoredExtensionFresh(handle)
         } catch {
             fileLock.databaseDidClose()   // init failed: deinit will not run
             throw error

@@ -96,7 +96,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         newState.snapshot = snapshot
         var notification: CommitNotification?
         let rowsChanged = !changedRows.isEmpty || !removedCollections.isEmpty || removedAll
-        if rowsChanged && database.storedViewsMayMissCommits {
+        if rowsChanged && database.storedExtensionsMayMissCommits {
             // Stored extensions that are not registered miss these row changes.
             try Schema.markStoredExtensionsStale(
                 except: state.extensions.names.compactMap { registeredExtension(named: $0.value)?.storageID }, handle)
@@ -127,12 +127,12 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         for writer in writers.values {
             if writer.committed() { rowsWait = true }
         }
-        if rowsWait { database.checkpointer.viewRowsWaiting() }
+        if rowsWait { database.checkpointer.deferredWritesWaiting() }
         if let reservedThrough { database.snapshotsReservedThrough = reservedThrough }
         if let storedLargestRowid { database.storedLargestRowid = storedLargestRowid }
         // This connection's cached rows move past its own commit.
         connection.rowCache.move(to: snapshot, through: notification.map { [$0] })
-        if rowsChanged { database.storedViewsMayMissCommits = false }
+        if rowsChanged { database.storedExtensionsMayMissCommits = false }
         markEnded()
         connection.writeTransactionEnded(self, snapshot: snapshot)
     }
