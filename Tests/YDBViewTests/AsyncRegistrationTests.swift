@@ -90,10 +90,10 @@ final class AsyncRegistrationTests: XCTestCase {
 
     // MARK: Concurrent writes
 
-    /// 25,000 rows (100,000 in the long run); 1M rows is the C test's
+    /// 20,000 rows (100,000 in the long run); 1M rows is the C test's
     /// (built in release by CMake).
     func testCommitsDuringPopulationAreCaughtUpComparator() throws {
-        let rows = TestScale.pick(25_000, long: 100_000)
+        let rows = TestScale.pick(20_000, long: 100_000)
         let started = Date()
         try assertAsyncEqualsSync(rows: rows, keyed: false, writerPause: 1000, seed: 11)
         print("async registration of \(rows) rows under concurrent writes: \(Date().timeIntervalSince(started)) s")

@@ -30,14 +30,14 @@ final class DurabilityTests: XCTestCase {
         let writer = try database.newConnection(), reader = try database.newConnection()
         try reader.beginLongLivedReadTransaction()
         var largest = 0
-        try commitUpdates(4000, on: writer) { index in
+        try commitUpdates(2500, on: writer) { index in
             let skipped = try reader.beginLongLivedReadTransaction()
             XCTAssertEqual(skipped.count, 1)
             try reader.read { t in XCTAssertEqual(try t.view("v").numberOfItems(inGroup: "g"), min(index + 1, 50)) }
             largest = max(largest, walBytes)
         }
         // Without the catch-up checkpoint the log grows by every commit
-        // (about 40 MB here); with it, it stays near `WALPolicy.sizeLimit`.
+        // (about 25 MB here); with it, it stays near `WALPolicy.sizeLimit`.
         XCTAssertLessThan(largest, 8 << 20, "the write-ahead log grew to \(largest) bytes")
         XCTAssertGreaterThan(database.checkpointer.checkpointCount, 0)
     }
@@ -71,7 +71,7 @@ final class DurabilityTests: XCTestCase {
         try database.registerView(rankView(), name: "v")
         let writer = try database.newConnection()
         var previous = 0, shrank: [(commit: Int, from: Int, to: Int)] = []
-        try commitUpdates(3000, on: writer) { index in
+        try commitUpdates(2000, on: writer) { index in
             // Room for the thread to run between commits (not a timing).
             if index % 100 == 99 { usleep(5_000) }
             let now = walBytes
@@ -124,7 +124,7 @@ final class DurabilityTests: XCTestCase {
         // Within the limit the frozen snapshot still reads.
         try reader.read { t in XCTAssertEqual(t.snapshot, frozen) }
         var largest = 0
-        try commitUpdates(3000, on: writer) { _ in largest = max(largest, walBytes) }
+        try commitUpdates(2000, on: writer) { _ in largest = max(largest, walBytes) }
         XCTAssertLessThan(largest, 16 << 20, "the write-ahead log grew to \(largest) bytes")
         XCTAssertThrowsError(try reader.read { _ in }) { error in
             XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)

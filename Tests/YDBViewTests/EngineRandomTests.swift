@@ -59,7 +59,7 @@ final class EngineRandomTests: XCTestCase {
     }
 
     private func viewMatchesFromScratchSortAndLogsReplay(keyed: Bool) throws {
-        for seed in Self.seeds(keyed ? 8_000 : 7_000, 30) {
+        for seed in Self.seeds(keyed ? 8_000 : 7_000, TestScale.pick(20, long: 100)) {
             var rng = SeededGenerator(seed: seed)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-random-\(seed)-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -145,7 +145,7 @@ final class EngineRandomTests: XCTestCase {
     /// changed row still shown is updated or moved.
     func testRealEngineChangesetsAreValidBatchUpdates() throws {
         var changesets = 0, nonEmpty = 0, readded = 0
-        for seed in Self.seeds(31_000, TestScale.pick(500, long: 2_000)) {
+        for seed in Self.seeds(31_000, TestScale.pick(300, long: 2_000)) {
             var rng = SeededGenerator(seed: seed)
             let database = try Database(path: nil)
             defer { database.close() }
