@@ -535,6 +535,33 @@ int ydb_connection_end_long_lived_read(ydb_connection *conn);
 */
 int ydb_connection_is_in_long_lived_read(ydb_connection *conn, int *out_flag);
 
+/*
+** ydb_connection_wakeup_fd stores in *out_fd a file descriptor that is
+** readable while commits exist that the connection has not caught up with,
+** so that an event loop can wait for changes with no thread of its own.
+** Beginning any transaction on the newest snapshot (moving a long-lived
+** read forward with ydb_connection_begin_long_lived_read, a read, a write)
+** makes it unreadable again; the connection's own commits never make it
+** readable. Readable at once if commits came since the connection last
+** read. The descriptor is the connection's: do not read, write or close
+** it; it stays valid until ydb_connection_close (remove it from the event
+** loop first). Every call returns the same descriptor.
+**
+**     struct pollfd waiter = { .events = POLLIN };
+**     ydb_connection_wakeup_fd(ui, &waiter.fd);
+**     while (poll(&waiter, 1, -1) > 0) {
+**         ydb_notification_list *skipped;
+**         ydb_connection_begin_long_lived_read(ui, &skipped);
+**         ... ydb_changeset_new(mappings, skipped, ...): animate, then free
+**     }
+**
+** GLib: g_unix_fd_add(fd, G_IO_IN, on_commits, ui). Qt: a QSocketNotifier
+** (fd, QSocketNotifier::Read) whose activated signal catches up. asyncio:
+** loop.add_reader(fd, on_commits). In every case the handler catches up
+** (ydb_connection_begin_long_lived_read), which clears the descriptor.
+*/
+int ydb_connection_wakeup_fd(ydb_connection *conn, int *out_fd);
+
 /* ===========================================================================
 ** TRANSACTIONS
 **

@@ -69,6 +69,11 @@ public func ydb_connection_is_in_long_lived_read(_ handle: OpaquePointer?,
     answer(outFlag, "out_flag") { try usableConnection(handle).isInLongLivedReadTransaction ? 1 : 0 }
 }
 
+@_cdecl("ydb_connection_wakeup_fd")
+public func ydb_connection_wakeup_fd(_ handle: OpaquePointer?, _ outFD: UnsafeMutablePointer<Int32>?) -> Int32 {
+    answer(outFD, "out_fd") { try usableConnection(handle).wakeupDescriptor() }
+}
+
 /// A C timeout in milliseconds (negative: no limit) as the engine's.
 func timeout(fromMilliseconds milliseconds: Int64) -> Duration? {
     milliseconds < 0 ? nil : .milliseconds(milliseconds)

@@ -297,6 +297,30 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
+    /// A file descriptor that is readable while commits exist that this
+    /// connection has not caught up with, for an event loop to wait on
+    /// (`poll`, epoll, GLib's `g_unix_fd_add`, Qt's `QSocketNotifier`,
+    /// asyncio's `add_reader`) with no thread of its own. Beginning any
+    /// transaction on the latest snapshot (a long-lived read moving
+    /// forward, a read, a write) makes it unreadable again; this
+    /// connection's own commits never make it readable. Owned by the
+    /// connection: do not read, write or close it; it stays valid until
+    /// the connection closes (remove it from the event loop first).
+    ///
+    /// ```swift
+    /// var waiter = pollfd(fd: try connection.wakeupDescriptor(), events: Int16(POLLIN), revents: 0)
+    /// while poll(&waiter, 1, -1) > 0 {
+    ///     let notifications = try connection.beginLongLivedReadTransaction()
+    ///     let changeset = try mappings.changes(for: notifications)
+    /// }
+    /// ```
+    public func wakeupDescriptor() throws -> Int32 {
+        try lock.withLock {
+            if closed { throw YDBError(.closed, "connection is closed") }
+        }
+        return try database.wakeupDescriptor(for: self)
+    }
+
     /// Unfreezes the connection. No-op when it is not frozen. A read
     /// transaction still open keeps its snapshot until it ends.
     public func endLongLivedReadTransaction() {

@@ -48,6 +48,9 @@ public final class Database: @unchecked Sendable {
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
     private var connections: [ObjectIdentifier: TrackedConnection] = [:]
+    /// How many of them have a wakeup descriptor: commits skip looking
+    /// for them while there are none.
+    private var wakeups = 0
     private var commitsBehindLimit: UInt64 = 1000
     /// What `defaultWriteTimeout` holds, in milliseconds (nil: no limit).
     private var writeTimeoutDefault: Int? = 5000
@@ -324,7 +327,7 @@ public final class Database: @unchecked Sendable {
 
     func connectionClosed(_ connection: Connection) {
         stateLock.withLock {
-            connections.removeValue(forKey: ObjectIdentifier(connection))
+            if connections.removeValue(forKey: ObjectIdentifier(connection))?.wakeup != nil { wakeups -= 1 }
             pruneNotifications()
         }
     }
@@ -362,7 +365,7 @@ public final class Database: @unchecked Sendable {
                 : tracked.behind ? nil
                 : tracked.seen == published.snapshot ? []
                 : Array(notifications[firstNotification(after: tracked.seen)...])
-            connections[id] = TrackedConnection(connection: connection, seen: published.snapshot)
+            connections[id] = tracked.caughtUp(to: published.snapshot)
             // A read-write transaction prunes when it commits (or the next
             // begin does): once per commit, not twice.
             if !immediate { pruneNotifications() }
@@ -387,7 +390,12 @@ public final class Database: @unchecked Sendable {
             }
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {
-                connections[ObjectIdentifier(connection)] = TrackedConnection(connection: connection, seen: state.snapshot)
+                let id = ObjectIdentifier(connection)
+                connections[id] = (connections[id] ?? TrackedConnection(connection: connection, seen: state.snapshot))
+                    .caughtUp(to: state.snapshot)
+            }
+            if wakeups > 0 {
+                for tracked in connections.values where tracked.seen < state.snapshot { tracked.wakeup?.set() }
             }
             guard let notification else { return }
             notifications.append(notification)
@@ -443,7 +451,7 @@ public final class Database: @unchecked Sendable {
         var oldest = published.snapshot
         for (id, tracked) in connections {
             if tracked.connection == nil {
-                connections.removeValue(forKey: id)
+                if connections.removeValue(forKey: id)?.wakeup != nil { wakeups -= 1 }
             } else if !tracked.behind && published.snapshot - tracked.seen > commitsBehindLimit {
                 // (A distance, not `seen + limit`: any limit up to UInt64.max is valid.)
                 connections[id]?.behind = true
@@ -452,6 +460,27 @@ public final class Database: @unchecked Sendable {
             }
         }
         notifications.removeFirst(firstNotification(after: oldest))
+    }
+
+    /// The descriptor that is readable while `connection` has not caught
+    /// up with the latest commit (`WakeupDescriptor`), made on first use;
+    /// it stays valid until the connection closes.
+    func wakeupDescriptor(for connection: Connection) throws -> Int32 {
+        guard connection.tracksNotifications else {
+            throw YDBError(.misuse, "an internal connection has no wakeup descriptor")
+        }
+        return try stateLock.withLock {
+            guard !closed else { throw YDBError(.closed, "database is closed") }
+            let id = ObjectIdentifier(connection)
+            guard var tracked = connections[id] else { throw YDBError(.closed, "connection is closed") }
+            if let wakeup = tracked.wakeup { return wakeup.readEnd }
+            let wakeup = try WakeupDescriptor()
+            if tracked.seen < published.snapshot { wakeup.set() }
+            tracked.wakeup = wakeup
+            connections[id] = tracked
+            wakeups += 1
+            return wakeup.readEnd
+        }
     }
 
     /// Whether `connection` fell too far behind (test and C layer helper).
@@ -510,4 +539,13 @@ private struct TrackedConnection {
     /// More than `maxCommitsBehind` commits behind: its notifications are
     /// no longer kept, and its long-lived read is released.
     var behind = false
+    /// Readable while `seen` is older than the latest commit (made on
+    /// first use; closed with the connection).
+    var wakeup: WakeupDescriptor?
+
+    /// The connection began a transaction on `snapshot`, the latest.
+    func caughtUp(to snapshot: UInt64) -> TrackedConnection {
+        wakeup?.clear()
+        return TrackedConnection(connection: connection, seen: snapshot, wakeup: wakeup)
+    }
 }

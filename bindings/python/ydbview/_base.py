@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from ctypes import byref, c_int
-from typing import Any, Callable, Optional, Protocol, Tuple, TypeVar
+from typing import Any, Callable, List, Optional, Protocol, Tuple, TypeVar
 
 from . import _callbacks, _ffi
 from ._ffi import lib
@@ -156,8 +156,22 @@ class _Closeable:
         self._handle = handle
         self._finalizer = weakref.finalize(self, release, handle)
 
+    def _when_closing(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Runs ``hook`` when ``close()`` is called, before the handle
+        closes (``ydbview.aio`` lets go of a wakeup descriptor then, before
+        it is closed under its event loop). Returns what removes it."""
+        hooks: List[Callable[[], None]] = self.__dict__.setdefault("_closing_hooks", [])
+        hooks.append(hook)
+
+        def remove() -> None:
+            if hook in hooks:
+                hooks.remove(hook)
+        return remove
+
     def close(self) -> None:
         """Closes the handle (see the class for what that ends). Safe twice."""
+        for hook in list(self.__dict__.get("_closing_hooks", ())):
+            hook()
         status = self._finalizer()
         if status:
             _check(status)

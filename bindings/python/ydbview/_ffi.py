@@ -284,6 +284,7 @@ _SIGNATURES = {
     "ydb_connection_begin_long_lived_read": (c_int, [ConnectionPointer, POINTER(NotificationListPointer)]),
     "ydb_connection_end_long_lived_read": (c_int, [ConnectionPointer]),
     "ydb_connection_is_in_long_lived_read": (c_int, [ConnectionPointer, _int_out]),
+    "ydb_connection_wakeup_fd": (c_int, [ConnectionPointer, _int_out]),
     # transactions
     "ydb_txn_begin_read": (c_int, [ConnectionPointer, POINTER(TxnPointer)]),
     "ydb_txn_begin_read_write": (c_int, [ConnectionPointer, POINTER(TxnPointer)]),

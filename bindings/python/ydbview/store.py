@@ -367,6 +367,24 @@ class Connection(_Closeable):
         """Leaves the long-lived read: reads see the newest snapshot again."""
         _check(lib.ydb_connection_end_long_lived_read(self._handle))
 
+    def wakeup_fd(self) -> int:
+        """A file descriptor that is readable while commits exist that this
+        connection has not caught up with: hand it to ``select``,
+        ``selectors`` or asyncio's ``loop.add_reader`` (``ydbview.aio``
+        does) and catch up with ``begin_long_lived_read_transaction()``
+        when it is readable, which makes it unreadable again. The
+        connection's own commits never make it readable. It belongs to the
+        connection: do not read or close it; it is valid until the
+        connection closes (remove it from the event loop first)."""
+        fd = c_int()
+        _check(lib.ydb_connection_wakeup_fd(self._handle, byref(fd)))
+        return fd.value
+
+    def fileno(self) -> int:
+        """``wakeup_fd()``, so that the connection itself can be handed to
+        ``select.select`` or ``selectors``."""
+        return self.wakeup_fd()
+
     @property
     def is_in_long_lived_read_transaction(self) -> bool:
         """Whether the connection is frozen at a snapshot."""
