@@ -3,7 +3,7 @@
 # and says what it installs:
 #   apt: cmake ninja-build libsqlite3-dev pkg-config gcc g++ binutils
 #        (python3-venv when Python cannot make a virtual environment)
-#   pip: pytest, hypothesis and PySide6-Essentials (the Qt model tests),
+#   pip: pytest, hypothesis, mypy and PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
 #   apt, for Qt (its wheel ships Qt but not the system libraries Qt loads,
@@ -26,11 +26,51 @@ ydb_as_root() {
     echo "setup: need root for: $*" >&2; return 1; fi
 }
 
+# Another apt (unattended-upgrades on a fresh machine, a second setup) holds
+# dpkg's lock for minutes at a time; apt-get would fail at once. Wait for it,
+# saying so, up to YDB_APT_WAIT seconds (10 minutes), through apt's own
+# DPkg::Lock::Timeout (apt >= 1.9) and, for the lists' lock that option does
+# not cover, by retrying the update.
+YDB_APT_WAIT=${YDB_APT_WAIT:-600}
+
+ydb_apt_locked() {
+  command -v fuser >/dev/null || return 1   # cannot tell: let apt-get say
+  ydb_as_root fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock \
+    >/dev/null 2>&1
+}
+
+ydb_apt_get() {
+  local waited=0
+  while ydb_apt_locked; do
+    if [ "$waited" -ge "$YDB_APT_WAIT" ]; then
+      echo "setup: apt is still locked by another process after ${YDB_APT_WAIT}s; giving up" >&2
+      return 1
+    fi
+    [ "$waited" -eq 0 ] && ydb_log "apt is locked by another process; waiting for it (up to ${YDB_APT_WAIT}s)"
+    sleep 5; waited=$((waited + 5))
+  done
+  local deadline=$((SECONDS + YDB_APT_WAIT)) said=""
+  local errors; errors=$(mktemp)
+  until ydb_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$YDB_APT_WAIT" "$@" \
+      2> >(tee "$errors" >&2); do
+    # Only a lock is worth waiting for (told by fuser, or by apt's own
+    # message where fuser is missing); any other failure is final.
+    ydb_apt_locked || grep -q "Could not get lock\|Unable to acquire" "$errors" || { rm -f "$errors"; return 1; }
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "setup: apt is still locked by another process after ${YDB_APT_WAIT}s; giving up" >&2
+      return 1
+    fi
+    [ -n "$said" ] || ydb_log "apt is locked by another process; waiting for it (up to ${YDB_APT_WAIT}s)"
+    said=1; sleep 5
+  done
+  rm -f "$errors"
+}
+
 ydb_apt_install() {
   [ $# -gt 0 ] || return 0
   ydb_log "installing with apt-get: $*"
-  ydb_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  ydb_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  ydb_apt_get update -qq
+  ydb_apt_get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 ydb_setup_system() {
@@ -58,9 +98,10 @@ ydb_setup_python() {
   fi
   PYTHON=$venv/bin/python
   export PYTHON
-  if ! "$PYTHON" -c 'import pytest, hypothesis' 2>/dev/null; then
-    ydb_log "installing pytest and hypothesis into $venv"
-    "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6"
+  if ! "$PYTHON" -c 'import pytest, hypothesis, mypy' 2>/dev/null; then
+    # mypy: test_step_types.py type-checks the documented steps loop with it
+    ydb_log "installing pytest, hypothesis and mypy into $venv"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6" "mypy>=1.0"
   fi
   # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: in
   # 6.12.0 every void call (beginInsertRows, endMoveRows, ...) and every

@@ -6,6 +6,7 @@ and mappings configurations; and a hand-made case whose order matters."""
 from __future__ import annotations
 
 import random
+import typing
 from typing import Any, Iterator, List, Tuple
 
 import pytest
@@ -40,6 +41,12 @@ def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
     groups, sections = list(old[0]), [list(rows) for rows in old[1]]
     for number, step in enumerate(steps):
         where = f"step {number} ({step})"
+        # The step's class types some fields without Optional: they must be set.
+        promised = [name for name, hint in typing.get_type_hints(type(step)).items()
+                    if type(None) not in typing.get_args(hint) and hint is not Any]
+        assert all(getattr(step, name) is not None for name in promised), (where, promised)
+        assert isinstance(step, EditStep) and type(step).__name__.lower().startswith(
+            step.type.name.replace("_", "").lower()), where
         named = None if step.collection is None else (step.collection, step.key)
         if step.type == StepType.REMOVE_SECTION:
             assert groups[step.section] == step.group and sections[step.section] == [], where

@@ -345,7 +345,7 @@ CHANGES = [   # (what, the commit, the signals it may make)
                                                  for i, key in enumerate(adjacent)], {"dataChanged": 1}),
     ("100 adjacent removals", lambda t: [t.remove("c", key) for key in adjacent], {"rowsRemoved": 1}),
     # moved rows are reloaded too: at the top now, one run
-    ("100 scattered moves", lambda t: [t.set("c", f"k{10 * i}", {"g": "a", "n": -i}) for i in range(100)],
+    ("100 scattered moves", lambda t: [t.set("c", f"k{10 * i}", {"g": "a", "n": -float(i)}) for i in range(100)],
      {"layoutChanged": 1, "dataChanged": 1}),
 ]
 
@@ -354,7 +354,9 @@ for make, contents in ((MappingsModel, tree_contents), (FlatMappingsModel, flat_
     db.register_view("v", lambda row: row.object["g"], key=lambda group, row: row.object["n"])
     writer = db.new_connection()
     with writer.read_write() as t:
-        t.set_many("c", ((f"k{i}", {"g": "a", "n": 2 * i}) for i in range(1000)))
+        # floats throughout: the inserts below are floats, and a key of ints
+        # and floats in one group is refused (they would not sort as numbers)
+        t.set_many("c", ((f"k{i}", {"g": "a", "n": 2.0 * i}) for i in range(1000)))
     model = make(db, ydbview.Mappings.dynamic(lambda group: True, "v"), follow_commits=False)
     tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
     heard = Counter()

@@ -151,7 +151,27 @@ _BY_CODE: Dict[int, Type[YDBError]] = {
 }
 
 
+# The engine's messages are written for its Swift and C callers; these are
+# the phrases in them that name a Swift or C spelling where Python has its
+# own, so that a Python user is told what to call in Python. Exact phrases,
+# not patterns: test_python_terms.py triggers each message for real, so a
+# reworded engine message fails a test instead of slipping through.
+_PYTHON_TERMS = (
+    ("call beginLongLivedReadTransaction()", "call begin_long_lived_read_transaction()"),
+    ("(use nil for a temporary database)", "(pass None, or no path, for a temporary database)"),
+    ("(pass NULL for a temporary database)", "(pass None, or no path, for a temporary database)"),
+)
+
+
+def python_terms(message: str) -> str:
+    """``message`` with the engine's Swift/C spellings in Python's."""
+    for engine, python in _PYTHON_TERMS:
+        if engine in message:
+            message = message.replace(engine, python)
+    return message
+
+
 def error_for(code: int, message: str, sqlite_code: int = 0) -> YDBError:
     """The exception for a C status code (unknown codes give plain YDBError)."""
     cls = _BY_CODE.get(code, YDBError)
-    return cls(message, code, sqlite_code)
+    return cls(python_terms(message), code, sqlite_code)

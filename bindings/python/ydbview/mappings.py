@@ -24,7 +24,7 @@ import enum
 import weakref
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Optional, Tuple, Union
 
 from . import _callbacks, _ffi
 from ._base import _c_int, _check, _Closeable, _count, _enumerate, _index, _Transaction
@@ -268,6 +268,96 @@ class EditStep:
                 "collection": self.collection, "key": self.key, "rowid": self.rowid}
 
 
+# One class per step type, each with the fields its type always has typed
+# without Optional, and ``type`` as a Literal: a type checker narrows
+# ``if step.type == StepType.INSERT_ROW:`` to InsertRowStep, so the usual
+# loop that applies the steps to a list needs no "is not None" for a row
+# the step always has. They are EditStep subclasses with the same fields,
+# so attribute access, isinstance(step, EditStep) and to_dict() are as
+# before. Fields a type does not use keep EditStep's Optional types (they
+# are None). The guarantees are the header's (ydb_edit_step's field list);
+# test_edit_script.py checks them on every step of its histories.
+
+@dataclass(frozen=True)
+class RemoveSectionStep(EditStep):
+    """Removes the (empty) section ``section``, which showed ``group``."""
+
+    type: Literal[StepType.REMOVE_SECTION]
+    group: str
+
+
+@dataclass(frozen=True)
+class InsertSectionStep(EditStep):
+    """Inserts an empty section at ``section``, showing ``group``."""
+
+    type: Literal[StepType.INSERT_SECTION]
+    group: str
+
+
+@dataclass(frozen=True)
+class RemoveRowStep(EditStep):
+    """Removes row ``row`` of ``section`` (``original_section``/``_row`` in
+    the old table)."""
+
+    type: Literal[StepType.REMOVE_ROW]
+    row: int
+    original_section: int
+    original_row: int
+    rowid: int
+
+
+@dataclass(frozen=True)
+class InsertRowStep(EditStep):
+    """Inserts a row at ``row`` of ``section`` (``final_section``/``_row`` in
+    the new table: read it there when ``collection``/``key`` are None)."""
+
+    type: Literal[StepType.INSERT_ROW]
+    row: int
+    final_section: int
+    final_row: int
+    rowid: int
+
+
+@dataclass(frozen=True)
+class MoveRowStep(EditStep):
+    """Moves row ``row`` of ``section`` to ``to_row`` of ``to_section``
+    (counted after the row was taken out)."""
+
+    type: Literal[StepType.MOVE_ROW]
+    row: int
+    to_section: int
+    to_row: int
+    original_section: int
+    original_row: int
+    final_section: int
+    final_row: int
+    rowid: int
+
+
+@dataclass(frozen=True)
+class ReloadRowStep(EditStep):
+    """Row ``row`` of ``section`` (its final place) changed: show it again."""
+
+    type: Literal[StepType.RELOAD_ROW]
+    row: int
+    final_section: int
+    final_row: int
+    rowid: int
+
+
+#: A step of ``Changeset.steps()``: the classes above, told apart by ``type``.
+Step = Union[RemoveSectionStep, InsertSectionStep, RemoveRowStep, InsertRowStep, MoveRowStep, ReloadRowStep]
+
+_STEP_CLASSES: Dict[StepType, Any] = {
+    StepType.REMOVE_SECTION: RemoveSectionStep,
+    StepType.INSERT_SECTION: InsertSectionStep,
+    StepType.REMOVE_ROW: RemoveRowStep,
+    StepType.INSERT_ROW: InsertRowStep,
+    StepType.MOVE_ROW: MoveRowStep,
+    StepType.RELOAD_ROW: ReloadRowStep,
+}
+
+
 @dataclass(frozen=True)
 class Changeset:
     """Section changes (deletes, then inserts) and row changes (deletes,
@@ -285,7 +375,7 @@ class Changeset:
         """True when there are neither section nor row changes."""
         return not self.section_changes and not self.row_changes
 
-    def steps(self) -> List[EditStep]:
+    def steps(self) -> List[Step]:
         """The changeset as an ordered edit script, computed by the engine:
         row removals bottom-up; section inserts (empty); row inserts and moves
         in final order, each right after its final predecessor; section
@@ -336,26 +426,27 @@ class _EditScript:
 
     def __init__(self, owned_handle: int) -> None:
         self._handle = owned_handle
-        self._steps: Optional[List[EditStep]] = None
+        self._steps: Optional[List[Step]] = None
         self._finalizer = weakref.finalize(self, lib.ydb_changeset_free, owned_handle)
 
-    def steps(self) -> List[EditStep]:
+    def steps(self) -> List[Step]:
         if self._steps is None:
             self._steps = _read_steps(self._handle)
             self._finalizer()
         return list(self._steps)
 
 
-def _read_steps(handle: int) -> List[EditStep]:
+def _read_steps(handle: int) -> List[Step]:
     count = c_size_t()
     _check(lib.ydb_changeset_step_count(handle, byref(count)))
     step = _ffi.EditStepStruct()
-    steps: List[EditStep] = []
+    steps: List[Step] = []
     for i in range(count.value):
         _check(lib.ydb_changeset_step(handle, i, byref(step)))
         is_row_step = step.row != _ffi.NO_INDEX
-        steps.append(EditStep(
-            type=StepType(step.type), section=step.section, row=_index_or_none(step.row),
+        kind = StepType(step.type)
+        steps.append(_STEP_CLASSES[kind](
+            type=kind, section=step.section, row=_index_or_none(step.row),
             to_section=_index_or_none(step.to_section), to_row=_index_or_none(step.to_row),
             original_section=_index_or_none(step.original_section),
             original_row=_index_or_none(step.original_row),

@@ -48,7 +48,20 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QByteArray, QModelIndex, QObject, Qt, Signal
+try:
+    from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QByteArray, QModelIndex, QObject, Qt, Signal
+except ModuleNotFoundError as missing:
+    # PySide6 is an optional dependency (the "qt" extra), so its absence is
+    # the usual first error of a user who installed plain ydbview: say what
+    # to install. Only PySide6 itself missing is rewritten; anything else
+    # (a broken PySide6 install) keeps its own message. Still a
+    # ModuleNotFoundError (an ImportError), so existing handlers catch it.
+    if missing.name is None or missing.name.split(".")[0] != "PySide6":
+        raise
+    raise ModuleNotFoundError(
+        "ydbview.qt needs PySide6, which is not installed: install the Qt extra with "
+        "pip install \"ydbview[qt]\" (from a checkout: pip install \"./bindings/python[qt]\")",
+        name=missing.name) from missing
 
 from .errors import ReloadRequired
 from .mappings import EditStep, Mappings, StepType

@@ -15,14 +15,16 @@ True
 Values: ``int`` (a 64-bit integer; ``bool`` counts as 0/1), ``float``,
 ``str`` (UTF-8 byte order: code points, not a locale's collation),
 ``bytes``, ``desc(value)``, and tuples or lists of these (flattened). Use
-one kind per position for every row of a view: an ``int`` and a ``float``
-in the same position do not compare as numbers (write ``float(x)``).
+one kind per position for every row of a group: a view's key function
+that returns another kind at a position than for an earlier row of the
+group (an ``int`` then a ``str``, or an ``int`` then a ``float``, which
+would not compare as numbers: write ``float(x)``) raises TypeError.
 """
 
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["sort_key", "desc"]
 
@@ -168,20 +170,28 @@ def encode_values(values: List[Any]) -> Tuple[bytes, List[int]]:
     returns row after row), each position is encoded for all values at
     once, with no Python loop per value (under half the time); anything
     else is encoded value by value."""
-    if values:
-        try:
-            return _encode_columns(values)
-        except (TypeError, struct.error, _Mixed):
-            pass
-    keys = [encode_value(value) for value in values]
-    return b"".join(keys), [len(key) for key in keys]
+    keys, lengths, _shape = encode_values_shaped(values)
+    return keys, lengths
 
 
 class _Mixed(Exception):
     """The values of a batch are not all of one shape."""
 
 
-def _encode_columns(values: List[Any]) -> Tuple[bytes, List[int]]:
+def encode_values_shaped(values: List[Any]) -> Tuple[bytes, List[int], Optional[Shape]]:
+    """``encode_values``, and the one shape (``key_shape``) every value
+    has when the batch took the column path (which proves it), else None:
+    the shape is then the caller's to find, value by value."""
+    if values:
+        try:
+            return _encode_columns(values)
+        except (TypeError, struct.error, _Mixed):
+            pass
+    keys = [encode_value(value) for value in values]
+    return b"".join(keys), [len(key) for key in keys], None
+
+
+def _encode_columns(values: List[Any]) -> Tuple[bytes, List[int], Shape]:
     kinds = set(map(type, values))
     if kinds == {tuple}:
         widths = set(map(len, values))
@@ -193,19 +203,125 @@ def _encode_columns(values: List[Any]) -> Tuple[bytes, List[int]]:
     else:
         raise _Mixed
     encoded = []
+    shape = []
     for column in columns:
         kind = set(map(type, column))
-        encoder = _COLUMNS.get(kind.pop()) if len(kind) == 1 else None
+        only = kind.pop() if len(kind) == 1 else None
+        encoder = _COLUMNS.get(only) if only is not None else None
         if encoder is None:
             raise _Mixed
+        shape.append(only)
         encoded.append(encoder(column))
     if len(encoded) == 1:
         keys = encoded[0]
-        return b"".join(keys), list(map(len, keys))
+        return b"".join(keys), list(map(len, keys)), tuple(shape)
     keys = list(map(b"".join, zip(*encoded)))
-    return b"".join(keys), list(map(len, keys))
+    return b"".join(keys), list(map(len, keys)), tuple(shape)
 
 
 def sort_key(*values: Any) -> bytes:
     """The order-preserving bytes of ``values`` (a tuple when several)."""
     return encode_value(values[0] if len(values) == 1 else values)
+
+
+# Mixed key types. The engine compares sort keys as bytes, so an int key
+# and a str key in one group are silently ordered by their encodings' tags
+# where sorted() would raise TypeError (and an int and a float are ordered,
+# but not as numbers). Each key is encoded alone, so the check must remember
+# what earlier rows returned: a view's callbacks keep, per group, the kind
+# at each position of the (flattened) key -- its "shape" -- and a row whose
+# kind differs at a position is refused with TypeError.
+#
+# Where: per group, because only rows of one group are ever compared (a key
+# function may sort one group by int and another by str). Per position of
+# the flattened key, as the encoding flattens: keys of different lengths
+# are fine (tuples compare by their common prefix). Stricter than sorted(),
+# which only fails when the two values happen to be compared; a view keeps
+# its rows and compares them with every later row, so "not yet compared" is
+# not "safe". Cost: a row's shape is type() or a tuple of type()s, and the
+# check one dict lookup and one tuple comparison; a set_many batch whose
+# every key has one shape (the column path of encode_values_shaped proves
+# it) is checked once per group, not once per row. Shapes live as long as
+# the registration in this process (the rows a previous process wrote are
+# not re-read to learn theirs): one small tuple per group seen.
+
+Shape = Tuple[Any, ...]
+
+#: The kind of a value for the check: what it is encoded as.
+_PLAIN = frozenset((int, float, str, bytes))
+_SCALAR_SHAPES: Dict[type, Shape] = {kind: (kind,) for kind in _PLAIN}
+
+
+def _kind(value: Any) -> Any:
+    if isinstance(value, int):
+        return int                      # bool, IntEnum: encoded as ints
+    if isinstance(value, float):
+        return float
+    if isinstance(value, str):
+        return str
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes
+    return type(value)                  # not encodable: encoding raises anyway
+
+
+def _flat_shape(value: Any, out: List[Any], descending: bool) -> None:
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            _flat_shape(item, out, descending)
+    elif type(value) is desc:
+        _flat_shape(value.value, out, not descending)
+    else:
+        kind = _kind(value)
+        out.append((desc, kind) if descending else kind)
+
+
+def key_shape(value: Any) -> Shape:
+    """The kind at each position of ``value`` as a key function's result
+    (flattened like its encoding; ``(desc, kind)`` for a descending one)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return _SCALAR_SHAPES[kind]
+    if kind is tuple:
+        shape = tuple(map(type, value))
+        if _PLAIN.issuperset(shape):
+            return shape
+    out: List[Any] = []
+    _flat_shape(value, out, False)
+    return tuple(out)
+
+
+def _kind_name(kind: Any) -> str:
+    if isinstance(kind, tuple):
+        return f"desc({kind[1].__name__})"
+    return str(kind.__name__)
+
+
+class KeyShapes:
+    """The shape of the keys one view's key function returned, per group:
+    refuses a key that cannot be compared with the ones before it (see the
+    comment above)."""
+
+    __slots__ = ("_groups",)
+
+    def __init__(self) -> None:
+        self._groups: Dict[str, Shape] = {}
+
+    def check(self, group: str, shape: Shape) -> None:
+        """Raises TypeError when ``shape`` differs from the group's at a
+        position both have; else remembers it."""
+        known = self._groups.get(group)
+        if known == shape:
+            return
+        if known is None:
+            self._groups[group] = shape
+            return
+        for position, (was, now) in enumerate(zip(known, shape)):
+            if was != now:
+                where = "" if len(known) == len(shape) == 1 else f" at position {position} of the key"
+                numbers = {was, now} == {int, float}
+                why = ("an int and a float do not sort as numbers in a sort key: write float(x)" if numbers
+                       else "they cannot be compared, as in sorted(): return one type per position")
+                raise TypeError(f"the key function returned {_kind_name(now)} for a row of group "
+                                f"{group!r}{where}, and {_kind_name(was)} for an earlier row: {why}")
+        if len(shape) > len(known):
+            self._groups[group] = shape   # the longer one checks more positions

@@ -57,7 +57,7 @@ from .errors import Status, error_for
 from .mappings import Mappings
 from .notifications import CommitNotification, _NotificationList
 from .serializers import Serializer, deserializer_of
-from .sortkeys import encode_value, encode_values
+from .sortkeys import KeyShapes, encode_value, encode_values_shaped, key_shape
 
 #: ``ydb_view_read_rows``'s row header: four native int32 sizes.
 _ROW_HEADER = struct.Struct("=iiii")
@@ -294,6 +294,8 @@ class _ViewCallbacks:
         # Bound once: these run for every row written and every comparison.
         self.group_fn, self.group_lends = grouping.fn, grouping.transaction
         self.sort_fn, self.sort_lends = sorting.fn, sorting.transaction
+        # A key function's kinds so far, per group (sortkeys.KeyShapes).
+        self.key_shapes = KeyShapes()
         self.load = deserializer_of(serializer)
         self.load_metadata = deserializer_of(metadata_serializer)
         self.lend = lend
@@ -364,7 +366,14 @@ class _ViewCallbacks:
                 values = [fn(lent, group, row) for group, row in zip(batch_names, batch)]
             else:
                 values = list(map(fn, batch_names, batch))
-            keys, sizes = encode_values(values)
+            keys, sizes, shape = encode_values_shaped(values)
+            check = self.key_shapes.check
+            if shape is not None:
+                for group in set(batch_names):   # every key has this shape
+                    check(group, shape)
+            else:
+                for group, value in zip(batch_names, values):
+                    check(group, key_shape(value))
             pieces.append(keys)
             lengths.extend(sizes)
         status = _sort_key_batch_set(result, b"".join(pieces), lengths.buffer_info()[0])
@@ -426,10 +435,12 @@ class _ViewCallbacks:
 
     def sort_key(self, txn: Optional[int], group: bytes, row: int, key: Optional[int]) -> int:
         viewed = _view_row(row, self.load, self.load_metadata)
+        name = decode(group)
         if self.sort_lends:
-            value = self.sort_fn(self.lend(txn), decode(group), viewed)
+            value = self.sort_fn(self.lend(txn), name, viewed)
         else:
-            value = self.sort_fn(decode(group), viewed)
+            value = self.sort_fn(name, viewed)
+        self.key_shapes.check(name, key_shape(value))
         encoded = value if isinstance(value, bytes) else encode_value(value)
         status = _sort_key_append_raw(key, encoded, len(encoded))
         if status:
