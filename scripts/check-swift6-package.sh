@@ -2,7 +2,8 @@
 # A Swift 6 package outside the repository, as a user would write one: it
 # depends on this checkout by path, and its program is the README's Swift
 # examples as written plus Tests/Swift6Package/Threads.swift (two threads
-# commit while a view, an observer and mappings follow). Built in Swift 6
+# commit while a view, an observer and mappings follow; then a live view
+# followed with for try await while two tasks commit). Built in Swift 6
 # language mode with complete concurrency checking and warnings as errors,
 # then run.
 #
@@ -31,6 +32,7 @@ SWIFT
 blocks=$(python3 "$root/scripts/readme_examples.py" swift "$work/readme")
 cat $blocks > "$work/app/Sources/app/main.swift"
 echo 'try commitFromTwoThreads(database)' >> "$work/app/Sources/app/main.swift"
+echo 'try await followWithTwoTasks()' >> "$work/app/Sources/app/main.swift"
 cp "$root/Tests/Swift6Package/Threads.swift" "$work/app/Sources/app/"
 
 echo "--- building a Swift 6 package that uses YDBView (README examples + two threads)"

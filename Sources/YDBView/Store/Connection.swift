@@ -53,6 +53,9 @@ public final class Connection: @unchecked Sendable {
     /// `end()`, `rollback()` or `close()` asked for from inside user code:
     /// done once the call running that code returns.
     private var deferredEnds: [() -> Void] = []
+    /// Run once when the connection closes (`whenClosing`).
+    private var closingHandlers: [Int: @Sendable () -> Void] = [:]
+    private var nextClosingToken = 1
 
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
@@ -91,6 +94,11 @@ public final class Connection: @unchecked Sendable {
         // releases (view definitions: C destructors) runs outside it too.
         let open = lock.withLock { closed ? nil : activeTransaction }
         if let open { end(open, because: reason) }
+        let closing: [@Sendable () -> Void] = lock.withLock {
+            defer { closingHandlers.removeAll() }
+            return closed ? [] : closingHandlers.keys.sorted().compactMap { closingHandlers[$0] }
+        }
+        for handler in closing { handler() }
         lock.withLock {
             guard !closed else { return }
             // Begun by another thread meanwhile: ended here, under the lock.
@@ -320,6 +328,28 @@ public final class Connection: @unchecked Sendable {
         }
         return try database.wakeupDescriptor(for: self)
     }
+
+    /// Runs `handler` once, when the connection closes (at once when it is
+    /// closed); returns a token for `removeClosingHandler`.
+    func whenClosing(_ handler: @escaping @Sendable () -> Void) -> Int {
+        let token: Int? = lock.withLock {
+            guard !closed else { return nil }
+            defer { nextClosingToken += 1 }
+            closingHandlers[nextClosingToken] = handler
+            return nextClosingToken
+        }
+        guard let token else {
+            handler()
+            return 0
+        }
+        return token
+    }
+
+    func removeClosingHandler(_ token: Int) {
+        _ = lock.withLock { closingHandlers.removeValue(forKey: token) }
+    }
+
+    public var isClosed: Bool { lock.withLock { closed } }
 
     /// Unfreezes the connection. No-op when it is not frozen. A read
     /// transaction still open keeps its snapshot until it ends.

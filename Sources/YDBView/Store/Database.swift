@@ -45,6 +45,9 @@ public final class Database: @unchecked Sendable {
     private var notifications: [CommitNotification] = []
     private var observers: [Int: @Sendable (CommitNotification) -> Void] = [:]
     private var nextObserverToken = 1
+    /// Run once when the database closes, before its connections close
+    /// (`whenClosing`): async iterations end instead of waiting forever.
+    private var closingHandlers: [Int: @Sendable () -> Void] = [:]
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
     private var connections: [ObjectIdentifier: TrackedConnection] = [:]
@@ -156,9 +159,12 @@ public final class Database: @unchecked Sendable {
         var open: [Connection] = []
         var registrationConnections: [Connection] = []
         var following: [any CommitFollower] = []
+        var closing: [@Sendable () -> Void] = []
         let wasOpen: Bool = stateLock.withLock {
             guard !closed else { return false }
             closed = true
+            closing = closingHandlers.keys.sorted().compactMap { closingHandlers[$0] }
+            closingHandlers.removeAll()
             open = connections.values.compactMap(\.connection)
             released = [notifications, observers, published.extensions, undelivered]
             definitions = published.extensions.names.compactMap { published.extensions[$0]?.releaseHook }
@@ -173,6 +179,7 @@ public final class Database: @unchecked Sendable {
             return true
         }
         guard wasOpen else { return }
+        for handler in closing { handler() }
         released.removeAll()
         for follower in following { follower.stop() }
         let reason = YDBError(.closed, "the transaction ended because its database was closed")
@@ -311,6 +318,27 @@ public final class Database: @unchecked Sendable {
     public func removeCommitObserver(_ token: Int) -> Bool {
         let removed = stateLock.withLock { observers.removeValue(forKey: token) }
         return removed != nil
+    }
+
+    /// Runs `handler` once, when the database closes (at once when it is
+    /// closed); returns a token for `removeClosingHandler`.
+    func whenClosing(_ handler: @escaping @Sendable () -> Void) -> Int {
+        let token: Int? = stateLock.withLock {
+            guard !closed else { return nil }
+            let token = nextObserverToken
+            nextObserverToken += 1
+            closingHandlers[token] = handler
+            return token
+        }
+        guard let token else {
+            handler()
+            return 0
+        }
+        return token
+    }
+
+    func removeClosingHandler(_ token: Int) {
+        _ = stateLock.withLock { closingHandlers.removeValue(forKey: token) }
     }
 
     func checkOpen() throws {
