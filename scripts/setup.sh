@@ -2,8 +2,10 @@
 # Installs what building and testing ydbview needs, only when it is missing,
 # and says what it installs:
 #   apt: cmake ninja-build libsqlite3-dev pkg-config gcc g++ binutils
+#        doxygen (the C API reference, scripts/api-docs.sh)
 #        (python3-venv when Python cannot make a virtual environment)
-#   pip: pytest, hypothesis, mypy and PySide6-Essentials (the Qt model tests),
+#   pip: pytest, hypothesis, mypy, pdoc (the Python API reference) and
+#        PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
 #   apt, for Qt (its wheel ships Qt but not the system libraries Qt loads,
@@ -83,6 +85,7 @@ ydb_setup_system() {
   command -v cc >/dev/null || missing+=(gcc)
   command -v c++ >/dev/null || missing+=(g++)
   command -v nm >/dev/null || missing+=(binutils)
+  command -v doxygen >/dev/null || missing+=(doxygen)
   command -v python3 >/dev/null || missing+=(python3 python3-venv)
   ydb_apt_install "${missing[@]}"
 }
@@ -102,6 +105,11 @@ ydb_setup_python() {
     # mypy: test_step_types.py type-checks the documented steps loop with it
     ydb_log "installing pytest, hypothesis and mypy into $venv"
     "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6" "mypy>=1.0"
+  fi
+  # scripts/api-docs.sh: the Python API reference
+  if ! "$PYTHON" -c 'import pdoc' 2>/dev/null; then
+    ydb_log "installing pdoc (the Python API reference) into $venv"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "pdoc>=14"
   fi
   # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: in
   # 6.12.0 every void call (beginInsertRows, endMoveRows, ...) and every

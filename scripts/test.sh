@@ -8,6 +8,8 @@
 #                                    library and a wheel, with no Swift toolchain reachable)
 #   swiftpm release library         (swift build -c release's libydbview.so is self-contained, loads,
 #                                    and runs the README's C examples)
+#   api docs                        (scripts/api-docs.sh: the C, Python and Swift API reference
+#                                    into build/api, failing on any generator warning)
 #   swift 6 package                 (the README's Swift examples + two committing threads, in a
 #                                    Swift 6 package outside the checkout, warnings as errors)
 set -uo pipefail
@@ -43,6 +45,7 @@ step "ctest" ctest --test-dir build --output-on-failure
 step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bindings/python" \
   "$PYTHON" -m pytest bindings/python/tests -q -p no:cacheprovider
 step "fresh machine" bash scripts/check-fresh-machine.sh build
+step "api docs" env YDBVIEW_SWIFT_SCRATCH="$scratch" bash scripts/api-docs.sh build/api
 step "swift 6 package" bash scripts/check-swift6-package.sh
 step "swiftpm release library" bash scripts/check-swiftpm-library.sh .build-release
 
