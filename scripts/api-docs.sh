@@ -96,7 +96,7 @@ python_part() {
     "$python" -m pdoc --docformat restructuredtext -o "$out/python" "${modules[@]}" \
     >"$logs/pdoc.log" 2>&1
   local status=$?
-  # Warnings docs/api/pdoc-known-warnings.txt accepts (each with its reason)
+  # Warnings docs/api/known-warnings.txt accepts (each with its reason)
   # are said, not counted; any other output is a warning.
   if [ "$status" -ne 0 ] || ! unknown_warnings "$logs/pdoc.log"; then
     fail "pdoc (exit $status) warned; see above"

@@ -142,6 +142,9 @@ public struct RangeOptions: Hashable, Sendable {
 
     /// A flexible range that starts with `length` rows, `offset` rows away from `pin`.
     /// - Parameters:
+    ///   - length: the rows shown at first (at least 1).
+    ///   - offset: how many rows lie between `pin`'s end of the group and the range.
+    ///   - pin: the end of the group the range is measured from.
     ///   - maxLength: rows beyond this are trimmed from the side away from the pin (`Int.max`: no limit).
     ///   - minLength: when fewer rows are shown and the group has more, rows are pulled
     ///     back in, first from the pin side.

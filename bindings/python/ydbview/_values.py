@@ -1,9 +1,8 @@
 """The plain values the store, views and mappings hand out: a row, a row as
 a view callback sees it, and a table position. Here, importing nothing of
 the package, so that each module can return them without importing the
-others."""
-
-from __future__ import annotations
+others. (No postponed annotations here: NamedTuple's generated __init__
+would carry them as strings that documentation tools cannot resolve.)"""
 
 from typing import Any, NamedTuple
 

@@ -82,13 +82,11 @@ class Roles(enum.IntEnum):
     METADATA = Qt.ItemDataRole.UserRole + 4
 
 
-class ShownRow(NamedTuple):
-    """What ``display`` receives: a row as the model shows it."""
-
-    collection: str
-    key: str
-    object: Any
-    metadata: Any
+# The functional form: with postponed annotations, the class form's
+# generated __init__ carries its annotations as strings that documentation
+# tools cannot resolve.
+ShownRow = NamedTuple("ShownRow", [("collection", str), ("key", str), ("object", Any), ("metadata", Any)])
+ShownRow.__doc__ = """What ``display`` receives: a row as the model shows it."""
 
 
 # The roles a row answers; views ask a row for many more (font, colours,
