@@ -55,14 +55,11 @@ struct Demo {
         "fantasy": ["The Hobbit", "Earthsea", "Mistborn", "The Name of the Wind", "Piranesi", "Jonathan Strange"],
         "scifi": ["Dune", "Neuromancer", "Hyperion", "Foundation", "Solaris", "The Left Hand of Darkness"],
     ]
-    static let adjectives = ["Silent", "Copper", "Hollow", "Winter", "Crimson", "Last", "Hidden", "Broken",
-                             "Golden", "Distant", "Burning", "Glass", "Iron", "Sunken", "Wandering", "Pale"]
-    static let nouns = ["Harbor", "Gate", "Crown", "River", "Archive", "Garden", "Signal", "Tower",
-                        "Orchard", "Engine", "Lantern", "Map", "Bridge", "Empire", "Mirror", "Voyage"]
 
     let options: DemoOptions
     let booksPerGenre: Int
     var random: SeededGenerator
+    let titles: DemoTitles
     let database: Database
     let writer: Connection
     let reader: Connection
@@ -73,6 +70,7 @@ struct Demo {
         self.options = options
         booksPerGenre = options.rows / Demo.genres.count
         random = SeededGenerator(seed: options.seed)
+        titles = DemoTitles(using: &random)
         database = try Database(path: nil)
         writer = try database.newConnection()
         reader = try database.newConnection()
@@ -134,18 +132,25 @@ struct Demo {
 
     // MARK: Data
 
-    mutating func fillCatalogue() throws {
+    /// The books the demo starts with, keyed.
+    mutating func catalogue() -> [(String, Book)] {
         var books: [(String, Book)] = []
         for genre in Demo.genres {
             let famous = Demo.famous[genre] ?? []
             var scores = Array(famous.count..<booksPerGenre).map { Double($0 * 10 + 10) }
             scores.shuffle(using: &random)
             for index in 0..<booksPerGenre {
-                let title = index < famous.count ? famous[index] : randomTitle()
+                let key = newKey()
+                let title = index < famous.count ? famous[index] : newTitle()
                 let score = index < famous.count ? Double(index * 10 + 10) : scores[index - famous.count]
-                books.append((newKey(), Book(genre: genre, score: score, title: title)))
+                books.append((key, Book(genre: genre, score: score, title: title)))
             }
         }
+        return books
+    }
+
+    mutating func fillCatalogue() throws {
+        let books = catalogue()
         try writer.readWrite { transaction in
             for (key, book) in books {
                 try transaction.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil)
@@ -178,10 +183,25 @@ struct Demo {
         return String(format: "b%05d", nextKey)
     }
 
-    mutating func randomTitle() -> String {
-        let adjective = Demo.adjectives.randomElement(using: &random)!
-        let noun = Demo.nouns.randomElement(using: &random)!
-        return "The \(adjective) \(noun)"
+    /// The title of the book `newKey()` just named: keys are never reused,
+    /// so neither are titles.
+    func newTitle() -> String { titles.title(nextKey) }
+
+    /// `ydbview demo --check-titles`: every title a run with these options
+    /// can show (the catalogue's, and one new book per commit at most) is
+    /// generated, without a database, and must differ from all the others.
+    /// Returns how many were checked.
+    mutating func checkTitles() throws -> Int {
+        var all = catalogue().map(\.1.title)
+        for _ in 0..<options.commits {
+            _ = newKey()
+            all.append(newTitle())
+        }
+        var seen = Set<String>(minimumCapacity: all.count)
+        for title in all where !seen.insert(title).inserted {
+            throw ReplayError(description: "the title \"\(title)\" is given to two books")
+        }
+        return all.count
     }
 
     /// What a commit did: the words printed, and where the book must be
@@ -278,8 +298,8 @@ struct Demo {
     }
 
     mutating func insertBook(inGenre genre: String, at index: Int) throws -> Event {
-        let book = Book(genre: genre, score: try score(forRow: index, inGroup: genre), title: randomTitle())
         let key = newKey()
+        let book = Book(genre: genre, score: try score(forRow: index, inGroup: genre), title: newTitle())
         try write(key, book)
         return Event(text: "\(genre): new book \"\(book.title)\" enters at row \(index)",
                      expectation: .at(key: key, group: genre, row: index))

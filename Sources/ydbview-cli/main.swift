@@ -19,6 +19,7 @@ let replayUsage = """
     """
 let demoUsage = """
     usage: ydbview demo [--seed N] [--commits N] [--rows N] [--quiet]
+                        [--check-titles]
                                       a live top-10 catalogue: random commits and the
                                       changesets a table view would animate, each one
                                       checked against the tables before and after
@@ -27,6 +28,8 @@ let demoUsage = """
       --rows N       books in the catalogue (default 3000, 100...10000000); the view
                      is registered in the background, with a progress bar on a terminal
       --quiet        print only the summary line
+      --check-titles only check that every title such a run can show is distinct
+                     (no database; the tests use it)
     """
 let usage = """
     \(replayUsage)
@@ -80,6 +83,7 @@ func replay(_ arguments: [String]) -> Never {
 
 func demo(_ arguments: [String]) -> Never {
     var options = DemoOptions()
+    var checkTitles = false
     var remaining = arguments[...]
     func number(after flag: String, _ range: ClosedRange<Int>) -> Int {
         guard let text = remaining.popFirst() else { fail(2, "ydbview demo: \(flag) needs a number\n\(demoUsage)") }
@@ -94,6 +98,7 @@ func demo(_ arguments: [String]) -> Never {
         case "--commits": options.commits = number(after: "--commits", 1...100_000)
         case "--rows": options.rows = number(after: "--rows", 100...10_000_000)
         case "--quiet": options.quiet = true
+        case "--check-titles": checkTitles = true
         case "--help", "-h": help(demoUsage)
         default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(demoUsage)")
         }
@@ -101,7 +106,11 @@ func demo(_ arguments: [String]) -> Never {
     do {
         var demo = try Demo(options)
         defer { demo.close() }
-        try demo.run()
+        if checkTitles {
+            print("ydbview demo: \(try demo.checkTitles()) titles, all distinct")
+        } else {
+            try demo.run()
+        }
     } catch {
         fail(1, "ydbview: demo failed: \(error)")
     }
