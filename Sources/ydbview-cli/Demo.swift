@@ -12,6 +12,9 @@ struct DemoOptions {
     /// Books in the catalogue, spread evenly over the genres.
     var rows = 3000
     var quiet = false
+    /// Milliseconds to pause after each commit; nil: 60 for the log, 900
+    /// for the animated table (slow enough to see each frame's marks).
+    var delay: Int?
 }
 
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
@@ -103,10 +106,22 @@ struct Demo {
         say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
             + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
         say("Rows are numbered from 0 everywhere, as in a table view's index paths.")
-        say(render(table))
+        // The animated table on a terminal, else today's log (which the
+        // tests read through a pipe, line for line).
+        let screen = options.quiet ? nil : DemoScreen.forStandardOutput()
+        let delay = options.delay ?? (screen == nil ? 60 : 900)
+        screen?.begin()
+        defer { screen?.end() }
+        if let screen {
+            drawInitialFrame(on: screen, table: table)
+            try screen.pause(milliseconds: delay)
+        } else {
+            say(render(table))
+        }
 
         var rowChangeCount = 0, sectionChangeCount = 0
         for commit in 1...options.commits {
+            try screen?.checkInterrupted()
             let event = try randomCommit(number: commit)
             let notifications = try reader.beginLongLivedReadTransaction()
             let changeset = try mappings.changes(for: notifications)
@@ -115,11 +130,17 @@ struct Demo {
             try check(event, old: table, new: newTable, commit: commit)
             rowChangeCount += changeset.rowChanges.count
             sectionChangeCount += changeset.sectionChanges.count
-            say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
-            for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
+            if let screen {
+                try animate(on: screen, commit: commit, event: event, changeset: changeset,
+                            old: table, new: newTable, delay: delay)
+            } else {
+                say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
+                for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
+                if !options.quiet { Thread.sleep(forTimeInterval: Double(delay) / 1000) }
+            }
             table = newTable
-            if !options.quiet { usleep(60_000) }
         }
+        screen?.end()
         let seconds = Date().timeIntervalSince(started)
         print("ydbview demo: \(options.commits) commits, \(rowChangeCount) row changes and "
               + "\(sectionChangeCount) section changes, every changeset checked, "

@@ -183,6 +183,9 @@ final class ReplayTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertGreaterThan(lines(first).count, 25)
         XCTAssertEqual(lines(first), lines(second))
+        // Through a pipe the demo prints its log, never the terminal's
+        // animated table (whatever TERM says).
+        XCTAssertFalse(String(decoding: first.stdout, as: UTF8.self).contains("\u{1B}"))
     }
 
     /// Issue 39: picked at random from two short word lists, titles repeated
