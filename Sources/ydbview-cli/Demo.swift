@@ -12,6 +12,9 @@ struct DemoOptions {
     /// Books in the catalogue, spread evenly over the genres.
     var rows = 3000
     var quiet = false
+    /// Milliseconds to pause after each commit; nil: 60 for the log, 900
+    /// for the animated table (slow enough to see each frame's marks).
+    var delay: Int?
 }
 
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
@@ -55,14 +58,11 @@ struct Demo {
         "fantasy": ["The Hobbit", "Earthsea", "Mistborn", "The Name of the Wind", "Piranesi", "Jonathan Strange"],
         "scifi": ["Dune", "Neuromancer", "Hyperion", "Foundation", "Solaris", "The Left Hand of Darkness"],
     ]
-    static let adjectives = ["Silent", "Copper", "Hollow", "Winter", "Crimson", "Last", "Hidden", "Broken",
-                             "Golden", "Distant", "Burning", "Glass", "Iron", "Sunken", "Wandering", "Pale"]
-    static let nouns = ["Harbor", "Gate", "Crown", "River", "Archive", "Garden", "Signal", "Tower",
-                        "Orchard", "Engine", "Lantern", "Map", "Bridge", "Empire", "Mirror", "Voyage"]
 
     let options: DemoOptions
     let booksPerGenre: Int
     var random: SeededGenerator
+    let titles: DemoTitles
     let database: Database
     let writer: Connection
     let reader: Connection
@@ -73,6 +73,7 @@ struct Demo {
         self.options = options
         booksPerGenre = options.rows / Demo.genres.count
         random = SeededGenerator(seed: options.seed)
+        titles = DemoTitles(using: &random)
         database = try Database(path: nil)
         writer = try database.newConnection()
         reader = try database.newConnection()
@@ -105,10 +106,22 @@ struct Demo {
         say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
             + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
         say("Rows are numbered from 0 everywhere, as in a table view's index paths.")
-        say(render(table))
+        // The animated table on a terminal, else today's log (which the
+        // tests read through a pipe, line for line).
+        let screen = options.quiet ? nil : DemoScreen.forStandardOutput()
+        let delay = options.delay ?? (screen == nil ? 60 : 900)
+        screen?.begin()
+        defer { screen?.end() }
+        if let screen {
+            drawInitialFrame(on: screen, table: table)
+            try screen.pause(milliseconds: delay)
+        } else {
+            say(render(table))
+        }
 
         var rowChangeCount = 0, sectionChangeCount = 0
         for commit in 1...options.commits {
+            try screen?.checkInterrupted()
             let event = try randomCommit(number: commit)
             let notifications = try reader.beginLongLivedReadTransaction()
             let changeset = try mappings.changes(for: notifications)
@@ -117,11 +130,17 @@ struct Demo {
             try check(event, old: table, new: newTable, commit: commit)
             rowChangeCount += changeset.rowChanges.count
             sectionChangeCount += changeset.sectionChanges.count
-            say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
-            for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
+            if let screen {
+                try animate(on: screen, commit: commit, event: event, changeset: changeset,
+                            old: table, new: newTable, delay: delay)
+            } else {
+                say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
+                for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
+                if !options.quiet { Thread.sleep(forTimeInterval: Double(delay) / 1000) }
+            }
             table = newTable
-            if !options.quiet { usleep(60_000) }
         }
+        screen?.end()
         let seconds = Date().timeIntervalSince(started)
         print("ydbview demo: \(options.commits) commits, \(rowChangeCount) row changes and "
               + "\(sectionChangeCount) section changes, every changeset checked, "
@@ -134,18 +153,25 @@ struct Demo {
 
     // MARK: Data
 
-    mutating func fillCatalogue() throws {
+    /// The books the demo starts with, keyed.
+    mutating func catalogue() -> [(String, Book)] {
         var books: [(String, Book)] = []
         for genre in Demo.genres {
             let famous = Demo.famous[genre] ?? []
             var scores = Array(famous.count..<booksPerGenre).map { Double($0 * 10 + 10) }
             scores.shuffle(using: &random)
             for index in 0..<booksPerGenre {
-                let title = index < famous.count ? famous[index] : randomTitle()
+                let key = newKey()
+                let title = index < famous.count ? famous[index] : newTitle()
                 let score = index < famous.count ? Double(index * 10 + 10) : scores[index - famous.count]
-                books.append((newKey(), Book(genre: genre, score: score, title: title)))
+                books.append((key, Book(genre: genre, score: score, title: title)))
             }
         }
+        return books
+    }
+
+    mutating func fillCatalogue() throws {
+        let books = catalogue()
         try writer.readWrite { transaction in
             for (key, book) in books {
                 try transaction.setObject(book.bytes, forKey: key, inCollection: "books", metadata: nil)
@@ -178,10 +204,25 @@ struct Demo {
         return String(format: "b%05d", nextKey)
     }
 
-    mutating func randomTitle() -> String {
-        let adjective = Demo.adjectives.randomElement(using: &random)!
-        let noun = Demo.nouns.randomElement(using: &random)!
-        return "The \(adjective) \(noun)"
+    /// The title of the book `newKey()` just named: keys are never reused,
+    /// so neither are titles.
+    func newTitle() -> String { titles.title(nextKey) }
+
+    /// `ydbview demo --check-titles`: every title a run with these options
+    /// can show (the catalogue's, and one new book per commit at most) is
+    /// generated, without a database, and must differ from all the others.
+    /// Returns how many were checked.
+    mutating func checkTitles() throws -> Int {
+        var all = catalogue().map(\.1.title)
+        for _ in 0..<options.commits {
+            _ = newKey()
+            all.append(newTitle())
+        }
+        var seen = Set<String>(minimumCapacity: all.count)
+        for title in all where !seen.insert(title).inserted {
+            throw ReplayError(description: "the title \"\(title)\" is given to two books")
+        }
+        return all.count
     }
 
     /// What a commit did: the words printed, and where the book must be
@@ -278,8 +319,8 @@ struct Demo {
     }
 
     mutating func insertBook(inGenre genre: String, at index: Int) throws -> Event {
-        let book = Book(genre: genre, score: try score(forRow: index, inGroup: genre), title: randomTitle())
         let key = newKey()
+        let book = Book(genre: genre, score: try score(forRow: index, inGroup: genre), title: newTitle())
         try write(key, book)
         return Event(text: "\(genre): new book \"\(book.title)\" enters at row \(index)",
                      expectation: .at(key: key, group: genre, row: index))

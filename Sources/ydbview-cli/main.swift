@@ -18,7 +18,8 @@ let replayUsage = """
                                       (format: docs/replay-format.md)
     """
 let demoUsage = """
-    usage: ydbview demo [--seed N] [--commits N] [--rows N] [--quiet]
+    usage: ydbview demo [--seed N] [--commits N] [--rows N] [--delay MS] [--quiet]
+                        [--check-titles]
                                       a live top-10 catalogue: random commits and the
                                       changesets a table view would animate, each one
                                       checked against the tables before and after
@@ -26,7 +27,14 @@ let demoUsage = """
       --commits N    number of commits (default 30, 1...100000)
       --rows N       books in the catalogue (default 3000, 100...10000000); the view
                      is registered in the background, with a progress bar on a terminal
+      --delay MS     pause after each commit (default 60, or 900 when the table is
+                     animated on a terminal; 0...60000)
       --quiet        print only the summary line
+      --check-titles only check that every title such a run can show is distinct
+                     (no database; the tests use it)
+
+    On a terminal the table is redrawn in place for each commit, its changes
+    marked; a pipe, a file, TERM=dumb or NO_COLOR get a plain log instead.
     """
 let usage = """
     \(replayUsage)
@@ -80,6 +88,7 @@ func replay(_ arguments: [String]) -> Never {
 
 func demo(_ arguments: [String]) -> Never {
     var options = DemoOptions()
+    var checkTitles = false
     var remaining = arguments[...]
     func number(after flag: String, _ range: ClosedRange<Int>) -> Int {
         guard let text = remaining.popFirst() else { fail(2, "ydbview demo: \(flag) needs a number\n\(demoUsage)") }
@@ -93,7 +102,9 @@ func demo(_ arguments: [String]) -> Never {
         case "--seed": options.seed = UInt64(number(after: "--seed", 0...Int.max))
         case "--commits": options.commits = number(after: "--commits", 1...100_000)
         case "--rows": options.rows = number(after: "--rows", 100...10_000_000)
+        case "--delay": options.delay = number(after: "--delay", 0...60_000)
         case "--quiet": options.quiet = true
+        case "--check-titles": checkTitles = true
         case "--help", "-h": help(demoUsage)
         default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(demoUsage)")
         }
@@ -101,7 +112,15 @@ func demo(_ arguments: [String]) -> Never {
     do {
         var demo = try Demo(options)
         defer { demo.close() }
-        try demo.run()
+        if checkTitles {
+            print("ydbview demo: \(try demo.checkTitles()) titles, all distinct")
+        } else {
+            try demo.run()
+        }
+    } catch is DemoInterrupted {
+        // Ctrl-C on the animated table: the terminal is restored and the
+        // temporary database closed (the defer above) before leaving.
+        exit(130)
     } catch {
         fail(1, "ydbview: demo failed: \(error)")
     }
