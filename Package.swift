@@ -10,6 +10,9 @@ let package = Package(
     products: [
         .library(name: "YDBView", targets: ["YDBView"]),
         .library(name: "ydbview", type: .dynamic, targets: ["YDBViewC"]),
+        // Not `ydbview` (CMake's name for the tool): the library product above
+        // has that name, and SwiftPM drops a second product of the same name
+        // with only a warning, leaving no CLI product at all.
         .executable(name: "ydbview-cli", targets: ["ydbview-cli"]),
     ],
     targets: [
