@@ -1,4 +1,4 @@
-"""Qt item models over a ``Mappings`` (needs PySide6: ``pip install ydbview[qt]``).
+"""Qt item models over a ``Mappings`` (needs PySide6: the ``qt`` extra, ``pip install "./bindings/python[qt]"`` from a checkout).
 
 ``MappingsModel`` shows each section as a top-level item with its rows as
 children; ``FlatMappingsModel`` shows every section's rows as one list. Both
