@@ -24,14 +24,19 @@ final class Tally: @unchecked Sendable {   // guarded by `lock`
     var all: [UInt64] { lock.withLock { snapshots } }
 }
 
-func commitFromTwoThreads(_ database: Database) throws {
-    let byPoints = View(
+/// Scores grouped high (50 or more) and low, best first.
+func byPointsView() -> View {
+    View(
         grouping: ViewGrouping(flavour: .object) { row in Score(row).map { $0.points >= 50 ? "high" : "low" } },
         sorting: ViewSorting(flavour: .object) { _, a, b in
             let (x, y) = (Score(a)?.points ?? 0, Score(b)?.points ?? 0)
             return x > y ? .ascending : x < y ? .descending : a.key < b.key ? .ascending : .descending
         },
         versionTag: "1")
+}
+
+func commitFromTwoThreads(_ database: Database) throws {
+    let byPoints = byPointsView()
     try database.registerView(byPoints, name: "byPoints")
     let tally = Tally()
     database.addCommitObserver { tally.add($0.snapshot) }
@@ -70,13 +75,7 @@ func commitFromTwoThreads(_ database: Database) throws {
 func followWithTwoTasks() async throws {
     let database = try Database(path: nil)
     defer { database.close() }
-    let byPoints = View(
-        grouping: ViewGrouping(flavour: .object) { row in Score(row).map { $0.points >= 50 ? "high" : "low" } },
-        sorting: ViewSorting(flavour: .object) { _, a, b in
-            let (x, y) = (Score(a)?.points ?? 0, Score(b)?.points ?? 0)
-            return x > y ? .ascending : x < y ? .descending : a.key < b.key ? .ascending : .descending
-        },
-        versionTag: "1")
+    let byPoints = byPointsView()
     try database.registerView(byPoints, name: "byPoints")
     let ui = try database.newConnection()
     let writers = [try database.newConnection(), try database.newConnection()]

@@ -26,7 +26,7 @@ final class WaitingTests: XCTestCase, @unchecked Sendable {   // its threads cal
     /// thread does, and end it later.
     func beginOnAnotherThread(_ connection: Connection) throws -> ReadWriteTransaction {
         let begun = Locked<Result<ReadWriteTransaction, Error>?>(nil)
-        _ = onAnotherThread { begun.mutate { $0 = Result { try connection.beginReadWriteTransaction() } } }.wait()
+        onAnotherThread { begun.mutate { $0 = Result { try connection.beginReadWriteTransaction() } } }.wait()
         return try begun.value!.get()
     }
 

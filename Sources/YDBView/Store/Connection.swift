@@ -54,8 +54,7 @@ public final class Connection: @unchecked Sendable {
     /// done once the call running that code returns.
     private var deferredEnds: [() -> Void] = []
     /// Run once when the connection closes (`whenClosing`).
-    private var closingHandlers: [Int: @Sendable () -> Void] = [:]
-    private var nextClosingToken = 1
+    private var closingHandlers = ClosingHandlers()
 
     init(database: Database, tracksNotifications: Bool = true) throws {
         self.database = database
@@ -95,8 +94,7 @@ public final class Connection: @unchecked Sendable {
         let open = lock.withLock { closed ? nil : activeTransaction }
         if let open { end(open, because: reason) }
         let closing: [@Sendable () -> Void] = lock.withLock {
-            defer { closingHandlers.removeAll() }
-            return closed ? [] : closingHandlers.keys.sorted().compactMap { closingHandlers[$0] }
+            closed ? [] : closingHandlers.take()
         }
         for handler in closing { handler() }
         lock.withLock {
@@ -332,12 +330,7 @@ public final class Connection: @unchecked Sendable {
     /// Runs `handler` once, when the connection closes (at once when it is
     /// closed); returns a token for `removeClosingHandler`.
     func whenClosing(_ handler: @escaping @Sendable () -> Void) -> Int {
-        let token: Int? = lock.withLock {
-            guard !closed else { return nil }
-            defer { nextClosingToken += 1 }
-            closingHandlers[nextClosingToken] = handler
-            return nextClosingToken
-        }
+        let token: Int? = lock.withLock { closed ? nil : closingHandlers.add(handler) }
         guard let token else {
             handler()
             return 0
@@ -346,7 +339,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     func removeClosingHandler(_ token: Int) {
-        _ = lock.withLock { closingHandlers.removeValue(forKey: token) }
+        lock.withLock { closingHandlers.remove(token) }
     }
 
     public var isClosed: Bool { lock.withLock { closed } }

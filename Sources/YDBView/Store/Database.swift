@@ -47,7 +47,7 @@ public final class Database: @unchecked Sendable {
     private var nextObserverToken = 1
     /// Run once when the database closes, before its connections close
     /// (`whenClosing`): async iterations end instead of waiting forever.
-    private var closingHandlers: [Int: @Sendable () -> Void] = [:]
+    private var closingHandlers = ClosingHandlers()
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
     private var connections: [ObjectIdentifier: TrackedConnection] = [:]
@@ -163,8 +163,7 @@ public final class Database: @unchecked Sendable {
         let wasOpen: Bool = stateLock.withLock {
             guard !closed else { return false }
             closed = true
-            closing = closingHandlers.keys.sorted().compactMap { closingHandlers[$0] }
-            closingHandlers.removeAll()
+            closing = closingHandlers.take()
             open = connections.values.compactMap(\.connection)
             released = [notifications, observers, published.extensions, undelivered]
             definitions = published.extensions.names.compactMap { published.extensions[$0]?.releaseHook }
@@ -323,13 +322,7 @@ public final class Database: @unchecked Sendable {
     /// Runs `handler` once, when the database closes (at once when it is
     /// closed); returns a token for `removeClosingHandler`.
     func whenClosing(_ handler: @escaping @Sendable () -> Void) -> Int {
-        let token: Int? = stateLock.withLock {
-            guard !closed else { return nil }
-            let token = nextObserverToken
-            nextObserverToken += 1
-            closingHandlers[token] = handler
-            return token
-        }
+        let token: Int? = stateLock.withLock { closed ? nil : closingHandlers.add(handler) }
         guard let token else {
             handler()
             return 0
@@ -338,7 +331,7 @@ public final class Database: @unchecked Sendable {
     }
 
     func removeClosingHandler(_ token: Int) {
-        _ = stateLock.withLock { closingHandlers.removeValue(forKey: token) }
+        stateLock.withLock { closingHandlers.remove(token) }
     }
 
     func checkOpen() throws {

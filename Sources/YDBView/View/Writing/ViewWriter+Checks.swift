@@ -12,6 +12,9 @@ extension ViewWriter {
     }
 
     func checkAfterWrite() {
+        // Nothing changed since the last check (a write the view left
+        // alone, or the commit right after a checked write).
+        guard touchedAll || !touchedRows.isEmpty else { return }
         defer {
             touchedRows.removeAll(keepingCapacity: true)
             touchedAll = false

@@ -247,6 +247,7 @@ final class ViewWriter {
 
     func remove(_ rowid: Int64, _ rowKey: RowKey, _ context: ExtensionWriteContext) throws {
         guard let (group, index, emptied) = state.remove(rowid: rowid) else { return }
+        touched(rowid)
         rowCache.forget(rowid)
         storage.owe(rowid, .removed, id: instance.storageID)
         keys[rowid] = rowKey
