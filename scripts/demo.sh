@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the ydbview tool and runs `ydbview demo`: a catalogue of a few
+# Builds the ydbview tool and runs `ydbview-cli demo`: a catalogue of a few
 # thousand books in a temporary database, a view by genre sorted by rank,
 # mappings showing the top 10 of two genres plus a dynamic section, and a
 # stream of random commits printed as the changesets a table view would
@@ -17,5 +17,5 @@ bin="$(swift build --product ydbview-cli --show-bin-path)/ydbview-cli"
 [ -x "$bin" ] || { echo "demo: the build failed" >&2; exit 1; }
 
 echo
-echo "=== ydbview demo $*"
+echo "=== ydbview-cli demo $*"
 "$bin" demo "$@"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Replays Tests/Fidelity/yapdatabase-vectors.jsonl through `ydbview replay`
+"""Replays Tests/Fidelity/yapdatabase-vectors.jsonl through `ydbview-cli replay`
 and counts the histories whose answers equal YapDatabase's (see
 Tests/Fidelity/README.md for the comparison and the two deliberate
 differences).
 
-    python3 scripts/fidelity.py build/ydbview [--at-least N] [--verbose]
+    python3 scripts/fidelity.py build/ydbview-cli [--at-least N] [--verbose]
 
 Prints "M of 120 match" and, per kind, where the first difference of each
 other history lies; exits 1 when fewer than N match (or a replay fails).
@@ -96,7 +96,7 @@ def first_difference(ours: Dict[str, Any], theirs: Dict[str, Any]) -> Optional[s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("ydbview", help="the ydbview executable (build/ydbview)")
+    parser.add_argument("ydbview", help="the ydbview-cli executable (build/ydbview-cli)")
     parser.add_argument("--at-least", type=int, default=0, help="fail when fewer histories match")
     parser.add_argument("--verbose", action="store_true", help="name every history that differs")
     args = parser.parse_args()
@@ -107,7 +107,7 @@ def main() -> None:
         replay = subprocess.run([args.ydbview, "replay", "-"], input=json.dumps(vector["scenario"]),
                                 capture_output=True, text=True)
         if replay.returncode != 0:
-            sys.exit(f"{vector['name']}: ydbview replay failed ({replay.returncode}): {replay.stderr.strip()}")
+            sys.exit(f"{vector['name']}: ydbview-cli replay failed ({replay.returncode}): {replay.stderr.strip()}")
         difference = first_difference(json.loads(replay.stdout), vector["yapdatabase"])
         if difference is None:
             matching += 1

@@ -8,6 +8,11 @@
 #        PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
+#   apt, for the toolkit components (ydbview-gtk, ydbview-qt) and their
+#        tests: libgtk-4-dev gobject-introspection libgirepository1.0-dev
+#        gir1.2-gtk-4.0 python3-gi qt6-base-dev qt6-declarative-dev, the QML
+#        modules the QML example loads, xvfb xauth (a display for the
+#        window tests and screenshots)
 #   apt, for Qt (its wheel ships Qt but not the system libraries Qt loads,
 #        which a minimal Debian 12 lacks): libegl1 libgl1 libx11-6
 #        libdbus-1-3 libfontconfig1 libfreetype6 libglib2.0-0 libxkbcommon0
@@ -90,6 +95,22 @@ ydb_setup_system() {
   ydb_apt_install "${missing[@]}"
 }
 
+# ydbview-gtk and ydbview-qt (CMake turns each off when its packages are
+# missing): the development packages, checked one by one with dpkg-query.
+ydb_setup_toolkits() {
+  command -v dpkg-query >/dev/null || return 0   # not Debian: nothing apt could add
+  local missing=() package
+  for package in libgtk-4-dev gobject-introspection libgirepository1.0-dev gir1.2-gtk-4.0 \
+                 python3-gi qt6-base-dev qt6-declarative-dev qml6-module-qtquick \
+                 qml6-module-qtquick-controls qml6-module-qtquick-templates \
+                 qml6-module-qtquick-window qml6-module-qtqml-workerscript xvfb xauth; do
+    dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null | grep -qx installed ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] || ydb_log "the GTK and Qt components need these packages"
+  ydb_apt_install "${missing[@]}"
+}
+
 # The project's own Python: .venv in the checkout, with the test tools. The
 # package itself is not installed there: tests import it from
 # bindings/python (PYTHONPATH) with the library from build/.
@@ -140,6 +161,7 @@ ydb_setup_qt_libraries() {
 
 ydb_setup_system
 if [ "${1:-all}" != system ]; then
+  ydb_setup_toolkits
   ydb_setup_python
   ydb_log "ready (python: $PYTHON)"
 else

@@ -1,6 +1,6 @@
 import YDBView
 
-/// The animated table `ydbview demo` draws on a terminal: the three shown
+/// The animated table `ydbview-cli demo` draws on a terminal: the three shown
 /// groups side by side (or one under the other when the terminal is too
 /// narrow), each commit drawn twice — the old table with the rows about to
 /// leave or move marked, then the new one with the rows inserted, moved and

@@ -44,7 +44,7 @@ struct Book {
     }
 }
 
-/// `ydbview demo`: a catalogue of a few thousand books in a temporary
+/// `ydbview-cli demo`: a catalogue of a few thousand books in a temporary
 /// database, a view by genre sorted by rank, mappings showing the top 10 of
 /// two genres plus a dynamic "classics" section, and a stream of random
 /// commits from a writer. Each changeset is printed as a table view would
@@ -103,7 +103,7 @@ struct Demo {
 
         var table = try currentTable()
         let total = try reader.read { try $0.view("byRank").numberOfItemsInAllGroups() }
-        say("ydbview demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
+        say("ydbview-cli demo: \(total) books in \(Demo.genres.count) genres; showing the top \(Demo.topN) "
             + "of fantasy and scifi, plus a dynamic \"classics\" section (seed \(options.seed))")
         say("Rows are numbered from 0 everywhere, as in a table view's index paths.")
         // The animated table on a terminal, else today's log (which the
@@ -142,7 +142,7 @@ struct Demo {
         }
         screen?.end()
         let seconds = Date().timeIntervalSince(started)
-        print("ydbview demo: \(options.commits) commits, \(rowChangeCount) row changes and "
+        print("ydbview-cli demo: \(options.commits) commits, \(rowChangeCount) row changes and "
               + "\(sectionChangeCount) section changes, every changeset checked, "
               + String(format: "%.1f s", seconds))
     }
@@ -208,7 +208,7 @@ struct Demo {
     /// so neither are titles.
     func newTitle() -> String { titles.title(nextKey) }
 
-    /// `ydbview demo --check-titles`: every title a run with these options
+    /// `ydbview-cli demo --check-titles`: every title a run with these options
     /// can show (the catalogue's, and one new book per commit at most) is
     /// generated, without a database, and must differ from all the others.
     /// Returns how many were checked.

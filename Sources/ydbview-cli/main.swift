@@ -5,7 +5,7 @@ import Musl
 #endif
 import Foundation
 
-// ydbview: `replay` runs a scenario file through the engine and prints what a
+// ydbview-cli: `replay` runs a scenario file through the engine and prints what a
 // table would see; `demo` shows a live, ranged, animated catalogue.
 // Exit status: 0 success, 1 engine error, 2 usage error or malformed input.
 
@@ -13,13 +13,13 @@ import Foundation
 let toolVersion = "0.2.0"
 
 let replayUsage = """
-    usage: ydbview replay FILE|-      run a scenario file (- reads standard input) and
+    usage: ydbview-cli replay FILE|-  run a scenario file (- reads standard input) and
                                       print its states and changesets as JSON
                                       (format: docs/replay-format.md)
     """
 let demoUsage = """
-    usage: ydbview demo [--seed N] [--commits N] [--rows N] [--delay MS] [--quiet]
-                        [--check-titles]
+    usage: ydbview-cli demo [--seed N] [--commits N] [--rows N] [--delay MS] [--quiet]
+                            [--check-titles]
                                       a live top-10 catalogue: random commits and the
                                       changesets a table view would animate, each one
                                       checked against the tables before and after
@@ -39,7 +39,7 @@ let demoUsage = """
 let usage = """
     \(replayUsage)
     \(demoUsage.replacingOccurrences(of: "usage: ", with: "       "))
-           ydbview --help | --version
+           ydbview-cli --help | --version
     """
 
 /// Prints help on standard output and exits 0 (asked for) — unlike usage
@@ -59,7 +59,7 @@ func readInput(_ argument: String) -> [UInt8] {
     guard let data = FileManager.default.contents(atPath: argument) else {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory)
-        fail(2, "ydbview: cannot read \(argument): \(exists ? (isDirectory.boolValue ? "is a directory" : "permission denied") : "no such file")")
+        fail(2, "ydbview-cli: cannot read \(argument): \(exists ? (isDirectory.boolValue ? "is a directory" : "permission denied") : "no such file")")
     }
     return Array(data)
 }
@@ -81,7 +81,7 @@ func replay(_ arguments: [String]) -> Never {
         let output = try session.run()
         FileHandle.standardOutput.write(Data(output.prettyText.utf8))
     } catch {
-        fail(1, "ydbview: replay failed: \(error)")
+        fail(1, "ydbview-cli: replay failed: \(error)")
     }
     exit(0)
 }
@@ -91,9 +91,9 @@ func demo(_ arguments: [String]) -> Never {
     var checkTitles = false
     var remaining = arguments[...]
     func number(after flag: String, _ range: ClosedRange<Int>) -> Int {
-        guard let text = remaining.popFirst() else { fail(2, "ydbview demo: \(flag) needs a number\n\(demoUsage)") }
+        guard let text = remaining.popFirst() else { fail(2, "ydbview-cli demo: \(flag) needs a number\n\(demoUsage)") }
         guard let value = Int(text), range.contains(value) else {
-            fail(2, "ydbview demo: \(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+            fail(2, "ydbview-cli demo: \(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
         }
         return value
     }
@@ -106,14 +106,14 @@ func demo(_ arguments: [String]) -> Never {
         case "--quiet": options.quiet = true
         case "--check-titles": checkTitles = true
         case "--help", "-h": help(demoUsage)
-        default: fail(2, "ydbview demo: unknown option \"\(argument)\"\n\(demoUsage)")
+        default: fail(2, "ydbview-cli demo: unknown option \"\(argument)\"\n\(demoUsage)")
         }
     }
     do {
         var demo = try Demo(options)
         defer { demo.close() }
         if checkTitles {
-            print("ydbview demo: \(try demo.checkTitles()) titles, all distinct")
+            print("ydbview-cli demo: \(try demo.checkTitles()) titles, all distinct")
         } else {
             try demo.run()
         }
@@ -122,7 +122,7 @@ func demo(_ arguments: [String]) -> Never {
         // temporary database closed (the defer above) before leaving.
         exit(130)
     } catch {
-        fail(1, "ydbview: demo failed: \(error)")
+        fail(1, "ydbview-cli: demo failed: \(error)")
     }
     exit(0)
 }
@@ -131,8 +131,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "replay": replay(Array(arguments.dropFirst()))
 case "demo": demo(Array(arguments.dropFirst()))
-case "--version", "version": print("ydbview \(toolVersion)")
+case "--version", "version": print("ydbview-cli \(toolVersion)")
 case "--help", "-h", "help": help(usage)
 case nil: fail(2, usage)
-case let command?: fail(2, "ydbview: unknown command \"\(command)\"\n\(usage)")
+case let command?: fail(2, "ydbview-cli: unknown command \"\(command)\"\n\(usage)")
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import YDBView
 
-/// Runs the built `ydbview` executable (`ydbview-cli`, next to the test
+/// Runs the built `ydbview-cli` executable (next to the test
 /// bundle) on the scenario files of `Tests/Scenarios`: each output must equal
 /// its `.expected.json` (parsed, compared structurally), every changeset must
 /// be a valid batch update from one state to the next, malformed files must
@@ -141,7 +141,7 @@ final class ReplayTests: XCTestCase {
         }
         let missing = try Self.run(["replay", "/nonexistent/scenario.json"])
         XCTAssertEqual(missing.status, 2)
-        XCTAssertEqual(missing.stderr, "ydbview: cannot read /nonexistent/scenario.json: no such file\n")
+        XCTAssertEqual(missing.stderr, "ydbview-cli: cannot read /nonexistent/scenario.json: no such file\n")
     }
 
     /// The demo checks every changeset and its own narration against the
@@ -160,10 +160,10 @@ final class ReplayTests: XCTestCase {
         let header = try String(contentsOf: Self.scenarios.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("include/ydbview.h"), encoding: .utf8)
         let version = String(decoding: run.stdout, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "ydbview ", with: "")
+            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "ydbview-cli ", with: "")
         let defined = header.split(separator: "\n").first { $0.hasPrefix("#define YDBVIEW_VERSION ") }
         XCTAssertEqual(defined?.split(separator: " ", omittingEmptySubsequences: true).last, "\"\(version)\"",
-                       "ydbview --version says \(version)")
+                       "ydbview-cli --version says \(version)")
     }
 
     func testDemoRuns() throws {
@@ -198,7 +198,7 @@ final class ReplayTests: XCTestCase {
         for seed in ["42", "7"] {
             let run = try Self.run(["demo", "--rows", "300000", "--commits", "100", "--seed", seed, "--check-titles"])
             XCTAssertEqual(run.status, 0, "seed \(seed): \(run.stderr)")
-            XCTAssertEqual(String(decoding: run.stdout, as: UTF8.self), "ydbview demo: 300100 titles, all distinct\n")
+            XCTAssertEqual(String(decoding: run.stdout, as: UTF8.self), "ydbview-cli demo: 300100 titles, all distinct\n")
         }
     }
 
