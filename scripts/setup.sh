@@ -4,7 +4,7 @@
 #   apt: cmake ninja-build libsqlite3-dev pkg-config gcc g++ binutils
 #        doxygen (the C API reference, scripts/api-docs.sh)
 #        (python3-venv when Python cannot make a virtual environment)
-#   pip: pytest, hypothesis, mypy, pdoc (the Python API reference) and
+#   pip: pytest, hypothesis, mypy, pyright, pdoc (the Python API reference) and
 #        PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
@@ -122,10 +122,13 @@ ydb_setup_python() {
   fi
   PYTHON=$venv/bin/python
   export PYTHON
-  if ! "$PYTHON" -c 'import pytest, hypothesis, mypy' 2>/dev/null; then
-    # mypy: test_step_types.py type-checks the documented steps loop with it
-    ydb_log "installing pytest, hypothesis and mypy into $venv"
-    "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6" "mypy>=1.0"
+  if ! "$PYTHON" -c 'import pytest, hypothesis, mypy, pyright' 2>/dev/null; then
+    # mypy and pyright: test_step_types.py type-checks the documented steps
+    # loop with both. pyright's nodejs extra brings Node as a wheel, so
+    # nothing is fetched from npm.
+    ydb_log "installing pytest, hypothesis, mypy and pyright into $venv"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "pytest>=7" "hypothesis>=6" "mypy>=1.0" \
+      "pyright[nodejs]>=1.1.380"
   fi
   # scripts/api-docs.sh: the Python API reference
   if ! "$PYTHON" -c 'import pdoc' 2>/dev/null; then

@@ -5,7 +5,7 @@ each commit step by step (Qt animates the moves).
     .venv/bin/python bindings/python/examples/qt_live_list.py
     QT_QPA_PLATFORM=offscreen .venv/bin/python bindings/python/examples/qt_live_list.py --screenshot out.png
 
-Needs PySide6 (``pip install ydbview[qt]``; the test setup installs it into
+Needs PySide6 (``pip install ".[qt]"`` in a checkout; the test setup installs it into
 the project's .venv).
 """
 

@@ -56,12 +56,12 @@ def test_import_without_pyside6_says_what_to_install() -> None:
     assert cause.startswith("ModuleNotFoundError PySide6"), cause   # chained from the original
     assert name.startswith("PySide6")
     assert 'pip install "ydbview[qt]"' in message
-    assert 'pip install "./bindings/python[qt]"' in message
+    assert 'pip install ".[qt]"' in message
 
 
 def test_the_extra_named_in_the_message_exists() -> None:
     # The message names the extra "qt"; the package must declare it.
-    pyproject = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyproject.toml")
+    pyproject = os.path.join(os.path.dirname(__file__), "..", "..", "..", "pyproject.toml")
     with open(pyproject, encoding="utf-8") as handle:
         text = handle.read()
     section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]

@@ -508,7 +508,7 @@ def _locate() -> Tuple[Path, Optional[ctypes.CDLL]]:
     raise ImportError(
         "ydbview: cannot find libydbview.so. Tried, in order:\n  " + looked
         + f"\n  {SYSTEM_LIBRARY_NAME} through the dynamic loader: {system_error}\n"
-        "Install the package from a wheel (pip install ./bindings/python builds one that carries "
+        "Install the package from a wheel (pip install . in the checkout builds one that carries "
         "the library), install the C library (cmake --install build; for a prefix the loader does "
         "not search, add its lib folder to LD_LIBRARY_PATH), or set YDBVIEW_LIBRARY to the file.")
 

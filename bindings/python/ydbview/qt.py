@@ -1,4 +1,4 @@
-"""Qt item models over a ``Mappings`` (needs PySide6: the ``qt`` extra, ``pip install "./bindings/python[qt]"`` from a checkout).
+"""Qt item models over a ``Mappings`` (needs PySide6: the ``qt`` extra, ``pip install ".[qt]"`` in a checkout).
 
 ``MappingsModel`` shows each section as a top-level item with its rows as
 children; ``FlatMappingsModel`` shows every section's rows as one list. Both
@@ -60,7 +60,7 @@ except ModuleNotFoundError as missing:
         raise
     raise ModuleNotFoundError(
         "ydbview.qt needs PySide6, which is not installed: install the Qt extra with "
-        "pip install \"ydbview[qt]\" (from a checkout: pip install \"./bindings/python[qt]\")",
+        "pip install \"ydbview[qt]\" (in a checkout: pip install \".[qt]\")",
         name=missing.name) from missing
 
 from .errors import ReloadRequired
