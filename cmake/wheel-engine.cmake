@@ -28,6 +28,8 @@ if(DEFINED ENV{YDBVIEW_PREBUILT_LIBRARY})
     message(FATAL_ERROR "YDBVIEW_PREBUILT_LIBRARY=${prebuilt} is not a file; "
                         "unset it to compile the engine, or point it at a libydbview.so")
   endif()
+  # The file itself, not a symlink to it (such as build/libydbview.so).
+  file(REAL_PATH "${prebuilt}" prebuilt)
   message(STATUS "ydbview: installing the prebuilt ${prebuilt} (YDBVIEW_PREBUILT_LIBRARY); not compiling")
   set(YDBVIEW_WHEEL_LIBRARY "${prebuilt}")
   return()

