@@ -100,12 +100,12 @@ Follower::~Follower() {
 bool Follower::open(ydb_database *db) {
     // The spare is opened first, so that its first move forward reports
     // every commit after the other one's snapshot (see advanceSpare).
-    int rc = ydb_connection_open(db, &spare_);
-    if (rc == YDB_OK) rc = ydb_connection_open(db, &shown_);
-    if (rc == YDB_OK) rc = ydb_connection_begin_long_lived_read(shown_, nullptr);
+    int rc = note(ydb_connection_open(db, &spare_));
+    if (rc == YDB_OK) rc = note(ydb_connection_open(db, &shown_));
+    if (rc == YDB_OK) rc = note(ydb_connection_begin_long_lived_read(shown_, nullptr));
     ydb_txn *txn = nullptr;
-    if (rc == YDB_OK) rc = ydb_txn_begin_read(shown_, &txn);
-    if (rc == YDB_OK) rc = ydb_mappings_update(mappings_, txn);
+    if (rc == YDB_OK) rc = note(ydb_txn_begin_read(shown_, &txn));
+    if (rc == YDB_OK) rc = note(ydb_mappings_update(mappings_, txn));
     if (rc == YDB_OK) rc = readTable(txn, &sections_);
     ydb_txn_end(txn);
     if (rc != YDB_OK) {
@@ -128,9 +128,17 @@ bool Follower::open(ydb_database *db) {
     return true;
 }
 
+// Keeps the message of a failed call before later calls (ending a
+// transaction, say) clear the thread's last error.
+int Follower::note(int rc) {
+    if (rc != YDB_OK && rc != YDB_RELOAD) noted_ = QString::fromUtf8(ydb_errmsg());
+    return rc;
+}
+
 void Follower::setError(int status, const char *what) {
-    const char *message = ydb_errcode() == status ? ydb_errmsg() : ydb_errstr(status);
-    error_ = {status, QStringLiteral("%1: %2").arg(QLatin1String(what), QString::fromUtf8(message))};
+    QString message = noted_.isEmpty() ? QString::fromUtf8(ydb_errstr(status)) : noted_;
+    noted_.clear();
+    error_ = {status, QStringLiteral("%1: %2").arg(QLatin1String(what), message)};
 }
 
 void Follower::fail(int status, const char *what) {
@@ -224,15 +232,15 @@ size_t Follower::flatOf(size_t section, size_t row) const {
 int Follower::readTable(ydb_txn *txn, std::vector<std::unique_ptr<Section>> *out) {
     const char *view = nullptr;
     size_t sections = 0;
-    int rc = ydb_mappings_view(mappings_, &view);
-    if (rc == YDB_OK) rc = ydb_mappings_number_of_sections(mappings_, &sections);
+    int rc = note(ydb_mappings_view(mappings_, &view));
+    if (rc == YDB_OK) rc = note(ydb_mappings_number_of_sections(mappings_, &sections));
     for (size_t s = 0; rc == YDB_OK && s < sections; ++s) {
         auto section = std::make_unique<Section>();
         section->id = ++lastSectionId_;
         const char *group = nullptr;
         size_t count = 0;
-        rc = ydb_mappings_group_for_section(mappings_, s, &group);
-        if (rc == YDB_OK) rc = ydb_mappings_number_of_items_in_section(mappings_, s, &count);
+        rc = note(ydb_mappings_group_for_section(mappings_, s, &group));
+        if (rc == YDB_OK) rc = note(ydb_mappings_number_of_items_in_section(mappings_, s, &count));
         if (rc != YDB_OK) break;
         section->group = group;
         std::vector<Row *> rows;
@@ -255,7 +263,7 @@ int Follower::readTable(ydb_txn *txn, std::vector<std::unique_ptr<Section>> *out
                 direction = d;
             }
             size_t low = direction < 0 ? first + 1 - length : first;
-            rc = ydb_view_enumerate_keys(txn, view, runGroup, low, low + length, direction < 0, collectKey, &run);
+            rc = note(ydb_view_enumerate_keys(txn, view, runGroup, low, low + length, direction < 0, collectKey, &run));
             r += length;
         }
         if (rc == YDB_OK && rows.size() != count) rc = YDB_ERROR;
@@ -281,10 +289,10 @@ bool Follower::readValue(Row *row) {
     ydb_txn *txn = nullptr;
     void *object = nullptr, *metadata = nullptr;
     size_t objectSize = 0, metadataSize = 0;
-    int rc = ydb_txn_begin_read(connection, &txn);
+    int rc = note(ydb_txn_begin_read(connection, &txn));
     if (rc == YDB_OK)
-        rc = ydb_txn_get_row(txn, row->collection.constData(), row->key.constData(), &object, &objectSize,
-                             &metadata, &metadataSize);
+        rc = note(ydb_txn_get_row(txn, row->collection.constData(), row->key.constData(), &object, &objectSize,
+                             &metadata, &metadataSize));
     ydb_txn_end(txn);
     if (rc == YDB_RELOAD) {
         resetOwed_ = true;
@@ -390,7 +398,7 @@ void Follower::catchUpOnce() {
         // Nothing new: a read at the newest snapshot clears the descriptor,
         // should it say otherwise, so that the notifier cannot spin.
         ydb_txn *txn = nullptr;
-        if (ydb_txn_begin_read(shown_, &txn) == YDB_OK) ydb_txn_end(txn);
+        if (note(ydb_txn_begin_read(shown_, &txn)) == YDB_OK) ydb_txn_end(txn);
         return;
     }
     // The changeset is computed in a read at the new snapshot: dynamic
@@ -398,9 +406,9 @@ void Follower::catchUpOnce() {
     ydb_notification_list *list = nullptr;
     ydb_changeset *changeset = nullptr;
     ydb_txn *txn = nullptr;
-    rc = ydb_notification_list_new(spareCommits_.data(), spareCommits_.size(), &list);
-    if (rc == YDB_OK) rc = ydb_txn_begin_read(spare_, &txn);
-    if (rc == YDB_OK) rc = ydb_changeset_new_in_txn(mappings_, list, txn, &changeset);
+    rc = note(ydb_notification_list_new(spareCommits_.data(), spareCommits_.size(), &list));
+    if (rc == YDB_OK) rc = note(ydb_txn_begin_read(spare_, &txn));
+    if (rc == YDB_OK) rc = note(ydb_changeset_new_in_txn(mappings_, list, txn, &changeset));
     ydb_txn_end(txn);
     if (rc != YDB_OK) {
         ydb_notification_list_free(list);
@@ -451,7 +459,7 @@ void Follower::catchUpOnce() {
 int Follower::newerCommits() {
     if (spareLost_) return YDB_RELOAD;
     ydb_notification_list *list = nullptr;
-    int rc = ydb_connection_begin_long_lived_read(spare_, &list);
+    int rc = note(ydb_connection_begin_long_lived_read(spare_, &list));
     if (rc != YDB_OK) return rc;
     size_t count = 0;
     ydb_notification_list_count(list, &count);
@@ -473,7 +481,7 @@ void Follower::advanceSpare() {
     ydb_connection_snapshot(shown_, &shownSnapshot);
     clearCommits();
     ydb_notification_list *list = nullptr;
-    int rc = ydb_connection_begin_long_lived_read(spare_, &list);
+    int rc = note(ydb_connection_begin_long_lived_read(spare_, &list));
     if (rc != YDB_OK) {
         uint64_t spareSnapshot = 0;
         ydb_connection_snapshot(spare_, &spareSnapshot);
@@ -540,9 +548,9 @@ int Follower::readArriving(std::vector<Step> &steps) {
         if (step.type != YDB_STEP_INSERT_ROW || step.arriving != nullptr) continue;
         // A row that only slid into a window: the changeset does not name
         // it; read it from the new table at its final place.
-        if (txn == nullptr && (rc = ydb_txn_begin_read(shown_, &txn)) != YDB_OK) break;
+        if (txn == nullptr && (rc = note(ydb_txn_begin_read(shown_, &txn))) != YDB_OK) break;
         char *collection = nullptr, *key = nullptr;
-        rc = ydb_view_key_at_index_path(txn, mappings_, step.finalSection, step.finalRow, &collection, &key);
+        rc = note(ydb_view_key_at_index_path(txn, mappings_, step.finalSection, step.finalRow, &collection, &key));
         if (rc == YDB_OK) {
             step.arriving = new Row;
             step.arriving->collection = collection;
@@ -710,12 +718,12 @@ void Follower::reset() {
 int Follower::readNewestTable() {
     // The spare first: it must end at or past the other one.
     for (ydb_connection *connection : {spare_, shown_}) {
-        int rc = ydb_connection_begin_long_lived_read(connection, nullptr);
+        int rc = note(ydb_connection_begin_long_lived_read(connection, nullptr));
         if (rc != YDB_OK && rc != YDB_RELOAD) return rc;  // RELOAD: at the newest all the same
     }
     ydb_txn *txn = nullptr;
-    int rc = ydb_txn_begin_read(shown_, &txn);
-    if (rc == YDB_OK) rc = ydb_mappings_update(mappings_, txn);
+    int rc = note(ydb_txn_begin_read(shown_, &txn));
+    if (rc == YDB_OK) rc = note(ydb_mappings_update(mappings_, txn));
     if (rc == YDB_OK) rc = readTable(txn, &sections_);
     ydb_txn_end(txn);
     return rc;

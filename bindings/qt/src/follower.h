@@ -107,6 +107,7 @@ protected:
     virtual void emitCaughtUp() = 0;
     virtual void emitError(int status, const QString &message) = 0;
 
+    int note(int rc);
     void setError(int status, const char *what);
     void fail(int status, const char *what);
     /* Qt refused a call (a bug somewhere): the next catch-up resets. */
@@ -148,6 +149,7 @@ private:
     quintptr lastSectionId_ = 0;
     DisplayFunction display_;
     ModelError error_;
+    QString noted_;  // the message of the last failed call
     bool valid_ = false, closed_ = false, follow_ = true, suspended_ = false;
     bool applying_ = false, again_ = false, resetOwed_ = false, scheduled_ = false;
 };
