@@ -20,6 +20,7 @@
 
 #include <QMetaObject>
 #include <QSet>
+#include <QTimer>
 
 #include <utility>
 
@@ -181,8 +182,18 @@ void Follower::clearCommits() {
     spareCommits_.clear();
 }
 
+// A row's name for a lookup, in a buffer kept for it: a 1,000-row commit
+// looks up 1,000 names, each an allocation otherwise.
+const QByteArray &Follower::lookupName(const char *collection, const char *key) {
+    nameBuffer_.resize(0);
+    nameBuffer_.append(collection);
+    nameBuffer_.append('\0');
+    nameBuffer_.append(key);
+    return nameBuffer_;
+}
+
 void Follower::deleteRow(Row *row) {
-    auto it = byName_.find(nameOf(row));
+    auto it = byName_.find(lookupName(row->collection.constData(), row->key.constData()));
     if (it != byName_.end() && it.value() == row) byName_.erase(it);
     delete row;
 }
@@ -380,6 +391,7 @@ void Follower::catchUp() {
 }
 
 void Follower::catchUpOnce() {
+    if (spareBehind_) advanceSpare();
     if (resetOwed_) {
         reset();
         return;
@@ -477,6 +489,8 @@ int Follower::newerCommits() {
 ** commits it sees past the shown one (they landed during the catch-up) for
 ** the next; marks them lost when the database dropped them. */
 void Follower::advanceSpare() {
+    spareBehind_ = false;
+    if (closed_) return;
     uint64_t shownSnapshot = 0;
     ydb_connection_snapshot(shown_, &shownSnapshot);
     clearCommits();
@@ -522,7 +536,7 @@ void Follower::markChanged() {
             n,
             [](void *ctx, const char *collection, const char *key, unsigned) {
                 auto *self = static_cast<Follower *>(ctx);
-                Row *row = self->byName_.value(nameOf(collection, key));
+                Row *row = self->byName_.value(self->lookupName(collection, key));
                 if (row != nullptr && !row->pending) {
                     row->pending = true;
                     self->pendingRows_.push_back(row);
@@ -643,7 +657,7 @@ void Follower::applyRun(std::vector<Step> &steps, size_t firstIndex, size_t coun
         if (!silent) rowsRemoving(s, first.row, count);
         for (size_t i = 0; i < count; ++i) {
             Row *row = sections_[s]->rows.take(first.row);
-            auto it = byName_.find(nameOf(row));
+            auto it = byName_.find(lookupName(row->collection.constData(), row->key.constData()));
             if (it != byName_.end() && it.value() == row) byName_.erase(it);
             leftRows_.push_back(row);  // pendingRows_ may still point at it
         }
@@ -665,6 +679,26 @@ void Follower::applyRun(std::vector<Step> &steps, size_t firstIndex, size_t coun
     }
 }
 
+QHash<Row *, std::pair<int, int>> Follower::placesOf(const std::vector<Row *> &held) const {
+    QHash<Row *, std::pair<int, int>> places;
+    size_t wanted = 0;
+    for (Row *row : held)
+        if (row != nullptr && !row->held) {
+            row->held = true;
+            ++wanted;
+        }
+    for (size_t s = 0; s < sections_.size() && static_cast<size_t>(places.size()) < wanted; ++s) {
+        int r = 0;
+        sections_[s]->rows.forEach([&](Row *row) {
+            if (row->held) places.insert(row, {static_cast<int>(s), r});
+            ++r;
+        });
+    }
+    for (Row *row : held)
+        if (row != nullptr) row->held = false;
+    return places;
+}
+
 /* A layout change announces every row at once. */
 void Follower::announceEverything() {
     for (Row *row : pendingRows_)
@@ -679,7 +713,14 @@ void Follower::caughtUp() {
     pendingRows_.clear();
     for (Row *row : leftRows_) delete row;
     leftRows_.clear();
-    advanceSpare();
+    // The other connection moves forward on the next turn of the event
+    // loop, once the view has painted (moving it may copy the write-ahead
+    // log back into the database: milliseconds no frame should wait for).
+    // A catch-up that comes first moves it itself.
+    spareBehind_ = true;
+    QTimer::singleShot(0, model_, [this] {
+        if (spareBehind_) advanceSpare();
+    });
     if (suspended_) {
         suspended_ = false;
         watch();

@@ -34,6 +34,7 @@ struct Row {
     // Changed by the commits of the catch-up in progress, and its step has
     // not come yet: answered as the view saw it, at the old snapshot.
     bool pending = false;
+    bool held = false;  // a persistent index points at it (during a layout change)
 };
 
 struct Section {
@@ -104,6 +105,9 @@ protected:
     /* layoutAboutToBeChanged, `apply` (the steps, silently), persistent
     ** indexes moved to their rows' new places, layoutChanged. */
     virtual void layoutChange(const std::function<void()> &apply) = 0;
+    /* Where the rows in `held` are once a layout change applied its steps:
+    ** one pass over the table, looking only at rows marked held. */
+    QHash<Row *, std::pair<int, int>> placesOf(const std::vector<Row *> &held) const;
     virtual void emitCaughtUp() = 0;
     virtual void emitError(int status, const QString &message) = 0;
 
@@ -133,6 +137,7 @@ private:
     void clearShadow();
     void deleteRow(Row *row);
     void scheduleCatchUp();
+    const QByteArray &lookupName(const char *collection, const char *key);
     void watch();
     void swapConnections();
     bool readValue(Row *row);
@@ -150,7 +155,9 @@ private:
     DisplayFunction display_;
     ModelError error_;
     QString noted_;  // the message of the last failed call
+    QByteArray nameBuffer_;
     bool valid_ = false, closed_ = false, follow_ = true, suspended_ = false;
+    bool spareBehind_ = false;  // spare_ still at the snapshot before the last catch-up
     bool applying_ = false, again_ = false, resetOwed_ = false, scheduled_ = false;
 };
 

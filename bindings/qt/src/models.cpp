@@ -75,12 +75,11 @@ protected:
             anyRow = anyRow || row != nullptr;
         }
         apply();
-        QHash<Row *, std::pair<int, int>> rows;  // a row may have moved to another section
+        std::vector<Row *> held;
         if (anyRow)
-            for (size_t s = 0; s < sections_.size(); ++s) {
-                int r = 0;
-                sections_[s]->rows.forEach([&](Row *row) { rows.insert(row, {toInt(s), r++}); });
-            }
+            for (const auto &place : places) held.push_back(place.second);
+        // A row may have moved to another section.
+        const QHash<Row *, std::pair<int, int>> rows = placesOf(held);
         QModelIndexList to;
         to.reserve(from.size());
         for (const auto &[sectionId, row] : places) {
@@ -152,16 +151,14 @@ protected:
             places.push_back(rowAtFlat(static_cast<size_t>(index.row()), &section));
         }
         apply();
-        QHash<Row *, int> rows;
-        if (!places.empty()) {
-            int flat = 0;
-            for (const auto &section : sections_) section->rows.forEach([&](Row *row) { rows.insert(row, flat++); });
-        }
+        const QHash<Row *, std::pair<int, int>> rows = placesOf(places);
         QModelIndexList to;
         to.reserve(from.size());
         for (Row *row : places) {
             auto it = row ? rows.constFind(row) : rows.constEnd();
-            to.append(it == rows.constEnd() ? QModelIndex() : q->index(it.value()));
+            to.append(it == rows.constEnd() ? QModelIndex()
+                                            : q->index(toInt(flatOf(static_cast<size_t>(it->first),
+                                                                    static_cast<size_t>(it->second)))));
         }
         q->changePersistentIndexList(from, to);
         Q_EMIT q->layoutChanged();
