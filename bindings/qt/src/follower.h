@@ -138,6 +138,9 @@ private:
     void deleteRow(Row *row);
     void scheduleCatchUp();
     const QByteArray &lookupName(const char *collection, const char *key);
+    /* A row's name as byName_ keys it: "collection\0key". */
+    static QByteArray nameOf(const char *collection, const char *key);
+    static QByteArray nameOf(const Row *row);
     void watch();
     void swapConnections();
     bool readValue(Row *row);
