@@ -102,8 +102,8 @@ gboolean _ydbview_gtk_list_model_reload(YdbviewGtkListModel *self, gboolean anno
         if (rc == YDB_OK || rc == YDB_RELOAD) rc = ydb_txn_begin_read(self->connection, &txn);
         if (rc == YDB_OK) rc = ydb_mappings_update(self->mappings, txn);
         if (rc != YDB_OK) {
+            _ydbview_gtk_set_error(&failure, rc, "reading the newest table"); /* before ydb_errmsg() changes */
             if (txn != NULL) ydb_txn_end(txn);
-            _ydbview_gtk_set_error(&failure, rc, "reading the newest table");
             if (rc == YDB_RELOAD) continue;
             break;
         }
