@@ -22,7 +22,7 @@ void _ydbview_gtk_set_error(GError **error, int status, const char *what) {
  * YdbviewGtkItem:
  *
  * One row of a #YdbviewGtkListModel: its collection and key, its object
- * and metadata as bytes, and the view group it is in. Immutable: when the
+ * and metadata as bytes, and its section's group. Immutable: when the
  * row changes, the model announces a new item in its place.
  */
 struct _YdbviewGtkItem {
@@ -96,7 +96,8 @@ static void ydbview_gtk_item_class_init(YdbviewGtkItemClass *klass) {
     /**
      * YdbviewGtkItem:group:
      *
-     * The view group the row is in (the section's group when unknown).
+     * The group of the section showing the row: the row's view group, or
+     * the consolidated group's name while the mappings consolidate groups.
      */
     item_props[ITEM_PROP_GROUP] = g_param_spec_string("group", NULL, NULL, NULL, flags);
     /**
@@ -173,7 +174,8 @@ GBytes *ydbview_gtk_item_get_metadata(YdbviewGtkItem *item) {
  * ydbview_gtk_item_get_group:
  * @item: an item
  *
- * Returns: (transfer none) (nullable): the view group the row is in
+ * Returns: (transfer none) (nullable): the group of the section showing the
+ *   row (the consolidated name while groups are consolidated)
  */
 const char *ydbview_gtk_item_get_group(YdbviewGtkItem *item) {
     g_return_val_if_fail(YDBVIEW_GTK_IS_ITEM(item), NULL);

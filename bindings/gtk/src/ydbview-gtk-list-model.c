@@ -151,29 +151,30 @@ static GBytes *take_bytes(void *data, size_t size) {
 }
 
 /* The row's item, made from the model's snapshot the first time it is
-** asked for and kept while the row is shown and unchanged. When the row
+** asked for and kept while the row is shown and unchanged. Its group is the
+** group of the section showing it (no lookup in the view: asking the view
+** where a row stands costs as much again as reading it). When the row
 ** cannot be read (the model was closed, or fell so far behind that its
 ** snapshot was released: the catch-up that follows reloads everything), the
 ** item has only its keys and is not kept. */
 static YdbviewGtkItem *item_of(YdbviewGtkListModel *self, YdbviewGtkRow *row, guint position) {
     ydb_txn *txn;
     void *object = NULL, *metadata = NULL;
-    size_t object_size = 0, metadata_size = 0, index = 0;
-    char *group = NULL;
+    size_t object_size = 0, metadata_size = 0;
+    guint section;
+    const char *group;
     YdbviewGtkItem *item;
     if (row->item != NULL) return g_object_ref(row->item);
+    section = ydbview_gtk_list_model_section_at(self, position);
+    group = section < self->sections->len ? ((YdbviewGtkSection *)g_ptr_array_index(self->sections, section))->group
+                                          : NULL;
     txn = current_txn(self);
     if (txn == NULL ||
         ydb_txn_get_row(txn, row->collection, row->key, &object, &object_size, &metadata, &metadata_size) !=
-            YDB_OK) {
-        guint section = ydbview_gtk_list_model_section_at(self, position);
-        YdbviewGtkSection *shown = section < self->sections->len ? g_ptr_array_index(self->sections, section) : NULL;
-        return _ydbview_gtk_item_new(row->collection, row->key, NULL, NULL, shown ? shown->group : NULL);
-    }
-    ydb_view_position(txn, self->view, row->collection, row->key, &group, &index);
+            YDB_OK)
+        return _ydbview_gtk_item_new(row->collection, row->key, NULL, NULL, group);
     item = _ydbview_gtk_item_new(row->collection, row->key, take_bytes(object, object_size),
                                  take_bytes(metadata, metadata_size), group);
-    ydb_free(group);
     row->item = g_object_ref(item);
     return item;
 }
