@@ -15,6 +15,7 @@ typedef struct {
     const char *collection; /* interned: a table has few collections */
     char *key;
     YdbviewGtkItem *item;   /* NULL until asked for */
+    guint placed;           /* the catch-up that last inserted or moved it */
 } YdbviewGtkRow;
 
 struct _YdbviewGtkSection {
@@ -48,6 +49,7 @@ struct _YdbviewGtkListModel {
     GMainContext *context;      /* where the model follows commits */
     GSource *wakeup;
     gboolean announcing;        /* inside a catch-up's signals */
+    guint catch_ups;            /* numbers the catch-ups, for YdbviewGtkRow.placed */
     guint64 snapshot;
 };
 
