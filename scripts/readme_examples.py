@@ -2,13 +2,15 @@
 """Writes the README's code examples of one language to files, so the test
 command can compile and run exactly what a reader copies.
 
-    python3 scripts/readme_examples.py c|python|swift|qt OUTDIR
+    python3 scripts/readme_examples.py c|python|swift|qt|gtk|cpp|qml OUTDIR
 
 Every fenced block opened with ```c (```python, ```swift) becomes
 OUTDIR/readme_<n>.<ext>, numbered in README order; the paths are printed,
 one a line. Blocks that are not meant to run use another info string
 (```sh, ```text). ```python qt blocks need PySide6: `qt` writes those (the
 Qt tests run them), `python` leaves them out (fresh venvs have no Qt).
+```c gtk (ydbview-gtk), ```cpp qt and ```qml (ydbview-qt) are the toolkit
+components' snippets, checked by their own tests (ctest -R readme).
 
     python3 scripts/readme_examples.py shell NAME
 
@@ -22,8 +24,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-EXTENSIONS = {"c": "c", "python": "py", "swift": "swift", "qt": "py"}
-INFO_STRINGS = {"qt": "python qt"}
+EXTENSIONS = {"c": "c", "python": "py", "swift": "swift", "qt": "py", "gtk": "c", "cpp": "cpp", "qml": "qml"}
+INFO_STRINGS = {"qt": "python qt", "gtk": "c gtk", "cpp": "cpp qt", "qml": "qml"}
 
 
 def blocks(text: str, language: str) -> list:

@@ -2,7 +2,8 @@
 # Builds everything and runs every test suite; exits non-zero if any fails.
 #   swift build, swift test         (SwiftPM; scratch path $YDBVIEW_SWIFT_SCRATCH, default .build)
 #   cmake configure + build         (build/: libydbview.so, C tests, demo)
-#   ctest --output-on-failure       (C tests, header compile, symbols, install + pkg-config)
+#   ctest --output-on-failure       (C tests, header compile, symbols, install + pkg-config;
+#                                    the GTK and Qt components' tests: ctest -R 'gtk|qt')
 #   pytest                          (Python package against build/libydbview.so, from .venv)
 #   fresh machine                   (README's C and Python examples against an installed
 #                                    library and a wheel, with no Swift toolchain reachable)
@@ -39,7 +40,7 @@ step() {
 
 step "swift build" swift build --scratch-path "$scratch"
 step "swift test" swift test --scratch-path "$scratch"
-step "cmake configure" cmake -S . -B build -G Ninja
+step "cmake configure" cmake -S . -B build -G Ninja -DYDBVIEW_REQUIRE_TOOLKITS=ON
 step "cmake build" cmake --build build
 step "ctest" ctest --test-dir build --output-on-failure
 step "pytest" env YDBVIEW_LIBRARY="$PWD/build/libydbview.so" PYTHONPATH="$PWD/bindings/python" \
