@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
+
 #include "ydbview.h"
 
 namespace histories {
@@ -302,6 +305,23 @@ inline Table readTable(ydb_connection *reader, ydb_mappings *m) {
     }
     ydb_txn_end(txn);
     return table;
+}
+
+// The edge and QML tests' helpers: one commit of `object` under key `key`
+// (collection c1), and the event loop run until `done` or 5 s.
+inline void put(ydb_connection *writer, const char *key, const char *object) {
+    ydb_txn *txn = nullptr;
+    HISTORY_OK(ydb_txn_begin_read_write(writer, &txn));
+    HISTORY_OK(ydb_txn_set_object(txn, "c1", key, object, std::strlen(object), nullptr, 0));
+    HISTORY_OK(ydb_txn_commit(txn));
+}
+
+template <typename F>
+bool spinUntil(F done) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < 5000) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    return done();
 }
 
 }  // namespace histories

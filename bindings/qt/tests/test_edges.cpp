@@ -39,22 +39,6 @@ ydb_mappings *mappingsOf(const char *view = VIEW) {
     return m;
 }
 
-void put(ydb_connection *writer, const char *key, const char *object) {
-    ydb_txn *txn = nullptr;
-    HISTORY_OK(ydb_txn_begin_read_write(writer, &txn));
-    HISTORY_OK(ydb_txn_set_object(txn, "c1", key, object, std::strlen(object), nullptr, 0));
-    HISTORY_OK(ydb_txn_commit(txn));
-}
-
-// Runs the event loop until `done` or 5 s.
-template <typename F>
-bool spinUntil(F done) {
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < 5000) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    return done();
-}
-
 // Runs the event loop for a while: enough for a notifier to fire.
 void spinFor(int ms) {
     QElapsedTimer timer;

@@ -22,21 +22,6 @@ int failed = 0;
         }                                                                                     \
     } while (0)
 
-void put(ydb_connection *writer, const char *key, const char *object) {
-    ydb_txn *txn = nullptr;
-    HISTORY_OK(ydb_txn_begin_read_write(writer, &txn));
-    HISTORY_OK(ydb_txn_set_object(txn, "c1", key, object, std::strlen(object), nullptr, 0));
-    HISTORY_OK(ydb_txn_commit(txn));
-}
-
-template <typename F>
-bool spinUntil(F done) {
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < 5000) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    return done();
-}
-
 QStringList texts(QQuickItem *list, int count) {
     QStringList out;
     for (int i = 0; i < count; ++i) {
