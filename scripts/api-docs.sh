@@ -5,6 +5,9 @@
 #   OUTDIR/python/       the ydbview package, ydbview.aio and ydbview.qt (pdoc)
 #   OUTDIR/swift/        the YDBView module (DocC from the toolchain), when
 #                        the toolchain has docc
+#   OUTDIR/gtk/          ydbview-gtk, from its GIR (gi-docgen, docs/api/ydbview-gtk.toml),
+#                        when the GTK component was built
+#   OUTDIR/qt/           ydbview-qt's header (Doxygen), when Qt's component was built
 #
 #   bash scripts/api-docs.sh [OUTDIR]
 #
@@ -21,7 +24,11 @@ root=$PWD
 
 out=${1:-build/api}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
-rm -rf "${out:?}"/{c,python,swift,index.html}
+rm -rf "${out:?}"/{c,python,swift,gtk,qt,index.html}
+# The toolkit components' outputs in the CMake build folder.
+gtk_gir=${YDBVIEW_GTK_GIR:-build/bindings/gtk/YdbviewGtk-1.0.gir}
+qt_header=bindings/qt/include/ydbview-qt/models.h
+toolkit_notes=()
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
@@ -144,9 +151,59 @@ swift_part() {
   fi
 }
 
+# --- GTK: gi-docgen, from the GIR the CMake build makes ----------------------
+gtk_part() {
+  if [ ! -f "$gtk_gir" ]; then
+    toolkit_notes+=("ydbview-gtk: no GIR at $gtk_gir (the GTK component was not built), so no GTK reference")
+    say "  note: ${toolkit_notes[-1]}"
+    return
+  fi
+  local gidocgen
+  gidocgen=$(dirname "$python")/gi-docgen
+  [ -x "$gidocgen" ] || { fail "gi-docgen is not installed beside $python (source scripts/setup.sh)"; return; }
+  say "GTK component ($gtk_gir) with gi-docgen"
+  # Its INFO lines go to the log too: only WARNING and ERROR lines count.
+  "$gidocgen" generate --config docs/api/ydbview-gtk.toml --output-dir "$out/gtk" \
+    --no-namespace-dir "$gtk_gir" >"$logs/gidocgen-all.log" 2>&1
+  local status=$?
+  sed 's/\x1b\[[0-9;]*m//g' "$logs/gidocgen-all.log" | grep -E '^(WARNING|ERROR|CRITICAL)' >"$logs/gidocgen.log"
+  if [ "$status" -ne 0 ] || ! unknown_warnings "$logs/gidocgen.log"; then
+    fail "gi-docgen (exit $status) warned; see above"
+  else
+    say "  -> $out/gtk/index.html"
+  fi
+}
+
+# --- Qt: Doxygen on the C++ header ----------------------------------------------
+qt_part() {
+  if [ ! -d build/bindings/qt ]; then
+    toolkit_notes+=("ydbview-qt: the Qt component was not built, so no Qt reference")
+    say "  note: ${toolkit_notes[-1]}"
+    return
+  fi
+  say "Qt component ($qt_header) with Doxygen"
+  { cat docs/api/Doxyfile
+    echo "PROJECT_NAME = ydbview-qt"
+    echo "OPTIMIZE_OUTPUT_FOR_C = NO"
+    echo "INPUT = $qt_header"
+    echo "OUTPUT_DIRECTORY = $out"
+    echo "HTML_OUTPUT = qt"
+    echo "WARN_LOGFILE = $logs/doxygen-qt-warnings.log"
+  } | doxygen - >"$logs/doxygen-qt.log" 2>&1
+  local status=$?
+  cat "$logs/doxygen-qt-warnings.log" >>"$logs/doxygen-qt.log" 2>/dev/null
+  if [ "$status" -ne 0 ] || ! clean_log "$logs/doxygen-qt.log"; then
+    fail "Doxygen (exit $status) warned about $qt_header; see above"
+  else
+    say "  -> $out/qt/index.html"
+  fi
+}
+
 c_part
 python_part
 swift_part
+gtk_part
+qt_part
 
 # --- the index ----------------------------------------------------------------
 {
@@ -164,6 +221,11 @@ EOF
     echo '<li><a href="c/index.html">C API</a> — <code>include/ydbview.h</code>, <code>libydbview.so</code> (Doxygen)</li>'
   [ -f "$out/python/index.html" ] &&
     echo '<li><a href="python/index.html">Python</a> — the <code>ydbview</code> package (pdoc)</li>'
+  [ -f "$out/gtk/index.html" ] &&
+    echo '<li><a href="gtk/index.html">GTK</a> — <code>ydbview-gtk</code>, the <code>YdbviewGtk-1.0</code> GObject API (gi-docgen)</li>'
+  [ -f "$out/qt/index.html" ] &&
+    echo '<li><a href="qt/index.html">Qt</a> — <code>ydbview-qt</code>, the C++ item models (Doxygen)</li>'
+  for note in "${toolkit_notes[@]}"; do echo "<li>$note</li>"; done
   if [ -d "$out/swift/documentation" ]; then
     echo '<li><a href="swift/documentation/ydbview/">Swift</a> — the <code>YDBView</code> module (DocC; its pages load over HTTP only: <code>python3 -m http.server -d OUTDIR</code>, then open <code>http://localhost:8000/</code>)</li>'
   elif [ -n "$swift_note" ]; then

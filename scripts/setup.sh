@@ -4,7 +4,8 @@
 #   apt: cmake ninja-build libsqlite3-dev pkg-config gcc g++ binutils
 #        doxygen (the C API reference, scripts/api-docs.sh)
 #        (python3-venv when Python cannot make a virtual environment)
-#   pip: pytest, hypothesis, mypy, pyright, pdoc (the Python API reference) and
+#   pip: pytest, hypothesis, mypy, pyright, pdoc and gi-docgen (the Python
+#        and GTK API references) and
 #        PySide6-Essentials (the Qt model tests),
 #        into .venv in this checkout -- never into the system's or the
 #        user's Python.
@@ -131,9 +132,9 @@ ydb_setup_python() {
       "pyright[nodejs]>=1.1.380"
   fi
   # scripts/api-docs.sh: the Python API reference
-  if ! "$PYTHON" -c 'import pdoc' 2>/dev/null; then
-    ydb_log "installing pdoc (the Python API reference) into $venv"
-    "$PYTHON" -m pip install -q --disable-pip-version-check "pdoc>=14"
+  if ! "$PYTHON" -c 'import pdoc, gidocgen' 2>/dev/null; then
+    ydb_log "installing pdoc and gi-docgen (the Python and GTK API references) into $venv"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "pdoc>=14" "gi-docgen>=2023.1"
   fi
   # ydbview.qt's tests: Qt's model tester, headless. Pinned below 6.12: in
   # 6.12.0 every void call (beginInsertRows, endMoveRows, ...) and every

@@ -9,7 +9,7 @@
 #                                    library and a wheel, with no Swift toolchain reachable)
 #   swiftpm release library         (swift build -c release's libydbview.so is self-contained, loads,
 #                                    and runs the README's C examples)
-#   api docs                        (scripts/api-docs.sh: the C, Python and Swift API reference
+#   api docs                        (scripts/api-docs.sh: the C, Python, Swift, GTK and Qt API reference
 #                                    into build/api, failing on any generator warning)
 #   swift 6 package                 (the README's Swift examples + two committing threads, in a
 #                                    Swift 6 package outside the checkout, warnings as errors)
