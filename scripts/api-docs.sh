@@ -166,6 +166,9 @@ gtk_part() {
   "$gidocgen" generate --config docs/api/ydbview-gtk.toml --output-dir "$out/gtk" \
     --no-namespace-dir "$gtk_gir" >"$logs/gidocgen-all.log" 2>&1
   local status=$?
+  # `check`: every public symbol has its doc comment (a warning each, else).
+  "$gidocgen" check --config docs/api/ydbview-gtk.toml "$gtk_gir" >>"$logs/gidocgen-all.log" 2>&1 ||
+    status=$((status == 0 ? 1 : status))
   sed 's/\x1b\[[0-9;]*m//g' "$logs/gidocgen-all.log" | grep -E '^(WARNING|ERROR|CRITICAL)' >"$logs/gidocgen.log"
   if [ "$status" -ne 0 ] || ! unknown_warnings "$logs/gidocgen.log"; then
     fail "gi-docgen (exit $status) warned; see above"

@@ -47,6 +47,11 @@
 
 G_BEGIN_DECLS
 
+/**
+ * YDBVIEW_GTK_VERSION:
+ *
+ * The version of ydbview-gtk these headers belong to (the project's).
+ */
 #define YDBVIEW_GTK_VERSION "0.2.0"
 
 /**

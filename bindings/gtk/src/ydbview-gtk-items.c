@@ -1,10 +1,18 @@
 /*
 ** ydbview-gtk-items.c -- the objects a YdbviewGtkListModel hands out: its
-** items (one row each), its sections (each a GListModel of its rows) and
-** the model of its sections.
+** items (one row each), its sections (each a GListModel of its rows), the
+** model of its sections, and the model's accessors for its sections.
 */
 #include "ydbview-gtk-private.h"
 
+/**
+ * ydbview_gtk_error_quark:
+ *
+ * The error domain of the errors this library reports: their codes are
+ * #YdbviewGtkError values, the library's status codes.
+ *
+ * Returns: the #YDBVIEW_GTK_ERROR domain
+ */
 G_DEFINE_QUARK(ydbview-gtk-error-quark, ydbview_gtk_error)
 
 void _ydbview_gtk_set_error(GError **error, int status, const char *what) {
@@ -128,6 +136,8 @@ YdbviewGtkItem *_ydbview_gtk_item_new(const char *collection, const char *key, G
  * ydbview_gtk_item_get_collection:
  * @item: an item
  *
+ * The collection of the row this item shows.
+ *
  * Returns: (transfer none): the row's collection
  */
 const char *ydbview_gtk_item_get_collection(YdbviewGtkItem *item) {
@@ -139,6 +149,8 @@ const char *ydbview_gtk_item_get_collection(YdbviewGtkItem *item) {
  * ydbview_gtk_item_get_key:
  * @item: an item
  *
+ * The key of the row this item shows.
+ *
  * Returns: (transfer none): the row's key
  */
 const char *ydbview_gtk_item_get_key(YdbviewGtkItem *item) {
@@ -149,6 +161,8 @@ const char *ydbview_gtk_item_get_key(YdbviewGtkItem *item) {
 /**
  * ydbview_gtk_item_get_object:
  * @item: an item
+ *
+ * The row's object, as bytes.
  *
  * Returns: (transfer none) (nullable): the row's object as the model was
  *   told of it, or %NULL when it could not be read
@@ -162,6 +176,8 @@ GBytes *ydbview_gtk_item_get_object(YdbviewGtkItem *item) {
  * ydbview_gtk_item_get_metadata:
  * @item: an item
  *
+ * The row's metadata, as bytes.
+ *
  * Returns: (transfer none) (nullable): the row's metadata, %NULL when it
  *   has none
  */
@@ -174,6 +190,8 @@ GBytes *ydbview_gtk_item_get_metadata(YdbviewGtkItem *item) {
  * ydbview_gtk_item_get_group:
  * @item: an item
  *
+ * The view group of the section that shows the row.
+ *
  * Returns: (transfer none) (nullable): the group of the section showing the
  *   row (the consolidated name while groups are consolidated)
  */
@@ -185,6 +203,8 @@ const char *ydbview_gtk_item_get_group(YdbviewGtkItem *item) {
 /**
  * ydbview_gtk_item_dup_text:
  * @item: an item
+ *
+ * The row's object as text, for labels.
  *
  * Returns: (transfer full) (nullable): the object as a string when it is
  *   valid UTF-8, else %NULL
@@ -291,6 +311,8 @@ void _ydbview_gtk_section_detach(YdbviewGtkSection *section) {
  * ydbview_gtk_section_get_group:
  * @section: a section
  *
+ * The view group this section shows.
+ *
  * Returns: (transfer none): the group the section shows
  */
 const char *ydbview_gtk_section_get_group(YdbviewGtkSection *section) {
@@ -359,9 +381,86 @@ YdbviewGtkSectionsModel *_ydbview_gtk_sections_model_new(YdbviewGtkListModel *mo
  * ydbview_gtk_sections_model_get_model:
  * @sections: the sections model
  *
+ * The flat list model these sections belong to.
+ *
  * Returns: (transfer none): the list model whose sections these are
  */
 YdbviewGtkListModel *ydbview_gtk_sections_model_get_model(YdbviewGtkSectionsModel *sections) {
     g_return_val_if_fail(YDBVIEW_GTK_IS_SECTIONS_MODEL(sections), NULL);
     return sections->model;
+}
+
+/* ---- The list model's sections, by index and position ---- */
+
+/**
+ * ydbview_gtk_list_model_get_n_sections:
+ * @model: a model
+ *
+ * The number of sections the model shows.
+ *
+ * Returns: how many sections the model shows (empty ones included)
+ */
+guint ydbview_gtk_list_model_get_n_sections(YdbviewGtkListModel *model) {
+    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), 0);
+    return model->sections->len;
+}
+
+/**
+ * ydbview_gtk_list_model_get_section:
+ * @model: a model
+ * @section: a section index
+ *
+ * One section of the model, as a list model of its rows.
+ *
+ * Returns: (transfer full) (nullable): the section, or %NULL past the last
+ */
+YdbviewGtkSection *ydbview_gtk_list_model_get_section(YdbviewGtkListModel *model, guint section) {
+    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), NULL);
+    return _ydbview_gtk_list_model_section_item(model, section);
+}
+
+/**
+ * ydbview_gtk_list_model_get_section_range:
+ * @model: a model
+ * @section: a section index
+ * @out_start: (out) (optional): the position of the section's first row
+ * @out_end: (out) (optional): the position after its last row
+ *
+ * Where a section's rows are in the flat list.
+ *
+ * Returns: %FALSE (and 0, 0) when there is no such section
+ */
+gboolean ydbview_gtk_list_model_get_section_range(YdbviewGtkListModel *model, guint section, guint *out_start,
+                                                  guint *out_end) {
+    guint start = 0, end = 0;
+    gboolean found = FALSE;
+    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), FALSE);
+    if (section < model->sections->len) {
+        start = _ydbview_gtk_list_model_section_offset(model, section);
+        end = start + ((YdbviewGtkSection *)g_ptr_array_index(model->sections, section))->n_rows;
+        found = TRUE;
+    }
+    if (out_start != NULL) *out_start = start;
+    if (out_end != NULL) *out_end = end;
+    return found;
+}
+
+/**
+ * ydbview_gtk_list_model_section_at:
+ * @model: a model
+ * @position: a position in the list
+ *
+ * Which section shows the row at a position of the flat list.
+ *
+ * Returns: the index of the section showing the row at @position, or
+ *   G_MAXUINT past the last row
+ */
+guint ydbview_gtk_list_model_section_at(YdbviewGtkListModel *model, guint position) {
+    guint offset = 0;
+    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), G_MAXUINT);
+    for (guint s = 0; s < model->sections->len; s++) {
+        offset += ((YdbviewGtkSection *)g_ptr_array_index(model->sections, s))->n_rows;
+        if (position < offset) return s;
+    }
+    return G_MAXUINT;
 }

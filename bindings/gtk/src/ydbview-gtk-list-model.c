@@ -37,6 +37,16 @@ static void list_model_init(GListModelInterface *iface);
 static void section_model_init(GtkSectionModelInterface *iface);
 #endif
 
+/**
+ * YdbviewGtkListModel:
+ *
+ * The rows a ydbview mappings shows, as one #GListModel of #YdbviewGtkItem
+ * that follows commits on its main context: each changeset arrives as one
+ * #GListModel::items-changed per edit step (a move as a removal and an
+ * insertion), and a connection that fell too far behind as one signal
+ * replacing every row. ydbview_gtk_list_model_get_sections() gives the
+ * sections as child models.
+ */
 G_DEFINE_FINAL_TYPE_WITH_CODE(YdbviewGtkListModel, ydbview_gtk_list_model, G_TYPE_OBJECT,
                               G_IMPLEMENT_INTERFACE(G_TYPE_LIST_MODEL, list_model_init)
 #if WITH_SECTION_MODEL
@@ -297,6 +307,8 @@ void ydbview_gtk_list_model_set_following(YdbviewGtkListModel *model, gboolean f
  * ydbview_gtk_list_model_get_following:
  * @model: a model
  *
+ * Whether the model follows commits by itself (see ydbview_gtk_list_model_set_following()).
+ *
  * Returns: whether the model follows commits on its main context
  */
 gboolean ydbview_gtk_list_model_get_following(YdbviewGtkListModel *model) {
@@ -456,73 +468,10 @@ YdbviewGtkSectionsModel *ydbview_gtk_list_model_get_sections(YdbviewGtkListModel
 }
 
 /**
- * ydbview_gtk_list_model_get_n_sections:
- * @model: a model
- *
- * Returns: how many sections the model shows (empty ones included)
- */
-guint ydbview_gtk_list_model_get_n_sections(YdbviewGtkListModel *model) {
-    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), 0);
-    return model->sections->len;
-}
-
-/**
- * ydbview_gtk_list_model_get_section:
- * @model: a model
- * @section: a section index
- *
- * Returns: (transfer full) (nullable): the section, or %NULL past the last
- */
-YdbviewGtkSection *ydbview_gtk_list_model_get_section(YdbviewGtkListModel *model, guint section) {
-    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), NULL);
-    return _ydbview_gtk_list_model_section_item(model, section);
-}
-
-/**
- * ydbview_gtk_list_model_get_section_range:
- * @model: a model
- * @section: a section index
- * @out_start: (out) (optional): the position of the section's first row
- * @out_end: (out) (optional): the position after its last row
- *
- * Returns: %FALSE (and 0, 0) when there is no such section
- */
-gboolean ydbview_gtk_list_model_get_section_range(YdbviewGtkListModel *model, guint section, guint *out_start,
-                                                  guint *out_end) {
-    guint start = 0, end = 0;
-    gboolean found = FALSE;
-    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), FALSE);
-    if (section < model->sections->len) {
-        start = _ydbview_gtk_list_model_section_offset(model, section);
-        end = start + ((YdbviewGtkSection *)g_ptr_array_index(model->sections, section))->n_rows;
-        found = TRUE;
-    }
-    if (out_start != NULL) *out_start = start;
-    if (out_end != NULL) *out_end = end;
-    return found;
-}
-
-/**
- * ydbview_gtk_list_model_section_at:
- * @model: a model
- * @position: a position in the list
- *
- * Returns: the index of the section showing the row at @position, or
- *   G_MAXUINT past the last row
- */
-guint ydbview_gtk_list_model_section_at(YdbviewGtkListModel *model, guint position) {
-    guint offset = 0;
-    g_return_val_if_fail(YDBVIEW_GTK_IS_LIST_MODEL(model), G_MAXUINT);
-    for (guint s = 0; s < model->sections->len; s++) {
-        offset += ((YdbviewGtkSection *)g_ptr_array_index(model->sections, s))->n_rows;
-        if (position < offset) return s;
-    }
-    return G_MAXUINT;
-}
-
-/**
  * ydbview_gtk_list_model_get_snapshot:
  * @model: a model
+ *
+ * The database snapshot the model shows: the last commit it has announced.
  *
  * Returns: the snapshot the model shows
  */
