@@ -66,20 +66,31 @@ c_part() {
   command -v doxygen >/dev/null || { fail "doxygen is not on PATH (source scripts/setup.sh)"; return; }
   [ -f "$header" ] || { fail "no header $header"; return; }
   say "C API ($header) with $(doxygen -v | head -1 | sed 's/^/Doxygen /')"
+  doxygen_part "$header" c
+}
+
+# Runs Doxygen on one header (docs/api/Doxyfile, then the lines given on
+# standard input) into OUTDIR/$2, failing on any warning:
+#   doxygen_part HEADER HTML_DIR [extra Doxyfile lines...]
+doxygen_part() {
+  local input=$1 html=$2
+  shift 2
   # OUTPUT_DIRECTORY, INPUT and the warning log are appended to the
   # configuration on Doxygen's standard input; later lines win.
   { cat docs/api/Doxyfile
-    echo "INPUT = $header"
+    printf '%s\n' "$@"
+    echo "INPUT = $input"
     echo "OUTPUT_DIRECTORY = $out"
-    echo "WARN_LOGFILE = $logs/doxygen-warnings.log"
-  } | doxygen - >"$logs/doxygen.log" 2>&1
+    echo "HTML_OUTPUT = $html"
+    echo "WARN_LOGFILE = $logs/doxygen-$html-warnings.log"
+  } | doxygen - >"$logs/doxygen-$html.log" 2>&1
   local status=$?
-  cat "$logs/doxygen-warnings.log" >>"$logs/doxygen.log" 2>/dev/null
-  if [ "$status" -ne 0 ] || ! clean_log "$logs/doxygen.log"; then
-    [ "$status" -eq 0 ] || sed 's/^/    /' "$logs/doxygen.log" >&2
-    fail "Doxygen (exit $status) warned about $header; see above"
+  cat "$logs/doxygen-$html-warnings.log" >>"$logs/doxygen-$html.log" 2>/dev/null
+  if [ "$status" -ne 0 ] || ! clean_log "$logs/doxygen-$html.log"; then
+    [ "$status" -eq 0 ] || sed 's/^/    /' "$logs/doxygen-$html.log" >&2
+    fail "Doxygen (exit $status) warned about $input; see above"
   else
-    say "  -> $out/c/index.html"
+    say "  -> $out/$html/index.html"
   fi
 }
 
@@ -185,21 +196,7 @@ qt_part() {
     return
   fi
   say "Qt component ($qt_header) with Doxygen"
-  { cat docs/api/Doxyfile
-    echo "PROJECT_NAME = ydbview-qt"
-    echo "OPTIMIZE_OUTPUT_FOR_C = NO"
-    echo "INPUT = $qt_header"
-    echo "OUTPUT_DIRECTORY = $out"
-    echo "HTML_OUTPUT = qt"
-    echo "WARN_LOGFILE = $logs/doxygen-qt-warnings.log"
-  } | doxygen - >"$logs/doxygen-qt.log" 2>&1
-  local status=$?
-  cat "$logs/doxygen-qt-warnings.log" >>"$logs/doxygen-qt.log" 2>/dev/null
-  if [ "$status" -ne 0 ] || ! clean_log "$logs/doxygen-qt.log"; then
-    fail "Doxygen (exit $status) warned about $qt_header; see above"
-  else
-    say "  -> $out/qt/index.html"
-  fi
+  doxygen_part "$qt_header" qt "PROJECT_NAME = ydbview-qt" "OPTIMIZE_OUTPUT_FOR_C = NO"
 }
 
 c_part
