@@ -10,42 +10,6 @@ final class EngineRandomTests: XCTestCase {
         return (0 ..< UInt64(count)).map { base + $0 }
     }
 
-    /// One random write: sets (new rows, moves within and across groups,
-    /// exclusions), metadata-only changes, touches, removes, collection
-    /// removes and (rarely) remove-all. Returns the rows whose object or
-    /// metadata changed.
-    private func randomWrite(_ t: ReadWriteTransaction, _ rng: inout SeededGenerator,
-                             touched: inout Set<RowKey>) throws {
-        let collections = ["c1", "c2"]
-        let groups = ["a", "b", "c", "d", "x", nil]
-        let collection = collections.randomElement(using: &rng)!
-        let key = "k\(Int.random(in: 0 ..< 40, using: &rng))"
-        let rowKey = RowKey(collection: collection, key: key)
-        switch Int.random(in: 0 ..< 100, using: &rng) {
-        case 0 ..< 40:
-            let group = groups.randomElement(using: &rng)!
-            try t.setObject(Item.encode(group: group, rank: Int.random(in: 0 ... 15, using: &rng)),
-                            forKey: key, inCollection: collection, metadata: nil)
-            touched.insert(rowKey)
-        case 40 ..< 55:
-            if try t.exists(key: key, inCollection: collection) { touched.insert(rowKey) }
-            try t.replaceMetadata([UInt8.random(in: 0 ... 255, using: &rng)], forKey: key, inCollection: collection)
-        case 55 ..< 70:
-            if try t.exists(key: key, inCollection: collection) { touched.insert(rowKey) }
-            switch Int.random(in: 0 ..< 3, using: &rng) {
-            case 0: try t.touchObject(forKey: key, inCollection: collection)
-            case 1: try t.touchMetadata(forKey: key, inCollection: collection)
-            default: try t.touchRow(forKey: key, inCollection: collection)
-            }
-        case 70 ..< 95:
-            try t.removeObject(forKey: key, inCollection: collection)
-        case 95 ..< 98:
-            try t.removeAllObjects(inCollection: collection)
-        default:
-            try t.removeAllObjectsInAllCollections()
-        }
-    }
-
     /// Every group's order equals a from-scratch sort of the same rows, the
     /// view log replayed on the old contents gives the new contents, and a
     /// reopened database loads exactly the same view without callbacks.
@@ -112,31 +76,6 @@ final class EngineRandomTests: XCTestCase {
             }
             XCTAssertEqual(try t.view("v").dump(), sorted, context)
         }
-    }
-
-    private func contentsArrays(_ contents: any ViewContents) -> [String: [Int64]] {
-        var result: [String: [Int64]] = [:]
-        for group in contents.groupNames {
-            result[group] = (0 ..< contents.count(inGroup: group)).map { contents.rowid(at: $0, inGroup: group)! }
-        }
-        return result
-    }
-
-    /// Applies a log's entries, at their logged indexes, to its `before`.
-    private func replay(_ log: ViewCommitLog) -> [String: [Int64]] {
-        var groups = contentsArrays(log.before)
-        for entry in log.entries {
-            switch entry {
-            case let .insert(rowid, group, index): groups[group, default: []].insert(rowid, at: index)
-            case let .delete(rowid, group, index):
-                XCTAssertEqual(groups[group]?[index], rowid)
-                groups[group]?.remove(at: index)
-            case let .update(rowid, group, index, _): XCTAssertEqual(groups[group]?[index], rowid)
-            case .reset: groups = [:]
-            case .groupCreated, .groupEmptied: break
-            }
-        }
-        return groups.filter { !$0.value.isEmpty }
     }
 
     /// THE changeset property through the real engine: for random histories

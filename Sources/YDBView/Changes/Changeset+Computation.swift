@@ -12,8 +12,13 @@
 ///   and new windows: rows no log names keep their relative order, so those that
 ///   enter or leave the window only because of shifts sit at the windows' edges,
 ///   and a walk from each edge stops at the first one that stays;
-/// - rows marked for cell drawing dependencies.
-/// So a changeset costs O((changed rows + rows entering/leaving windows) · log n).
+/// - rows marked for cell drawing dependencies;
+/// - every row shown by a group whose rows changed order among themselves (a
+///   new sorting, `.reordered`): those staying in their section keep a longest
+///   run of their old order and the others are moved, so a re-sort reports as
+///   few moves as a batch update allows.
+/// So a changeset costs O((changed rows + rows entering/leaving windows) · log n),
+/// plus O(r log r) for the r rows shown by reordered groups.
 struct ChangesetComputation {
     let old: MappingsLayout
     let new: MappingsLayout
@@ -43,6 +48,9 @@ struct ChangesetComputation {
     /// Rows that stay in the view but enter or leave the table (a window moved):
     /// their flags are settled by `classify`.
     private var rangeDriven: Set<Int64> = []
+    /// Rows of reordered groups that stay in their section but leave the
+    /// longest run of rows keeping their order: reported as moves.
+    private var movedByReordering: Set<Int64> = []
 
     init(old: MappingsLayout, new: MappingsLayout, before: any ViewContents, after: any ViewContents,
          histories: CommitHistories, rangedGroups: NameSet, markedRows: Set<Int64>) {
@@ -59,7 +67,9 @@ struct ChangesetComputation {
         let sectionChanges = computeSectionChanges()
         reorderedInSection = groupsReorderedInTheConsolidatedSection()
         var changes: [Int64: RowChange] = [:]
-        for rowid in candidateRows() {
+        let candidates = candidateRows()
+        if !histories.reorderedGroups.isEmpty { movedByReordering = rowsMovedByReordering(candidates) }
+        for rowid in candidates {
             if let change = classify(rowid) { changes[rowid] = change }
         }
         addDependencyReloads(to: &changes)
@@ -138,9 +148,11 @@ struct ChangesetComputation {
             let newSection = new.sectionID(ofGroup: group)
             let stays = oldSection != nil && oldSection == newSection && surviving.contains(oldSection!)
                 && !reorderedInSection.contains(group)
-            if !stays || histories.resetSeen {
+            // A reordered group's rows that no log names may still have moved.
+            let reordered = histories.reorderedGroups.contains(group)
+            if !stays || histories.resetSeen || reordered {
                 if oldSection != nil { addWindow(of: group, in: old, contents: before, to: &candidates) }
-                if newSection != nil && !stays {
+                if newSection != nil && (!stays || reordered) {
                     addWindow(of: group, in: new, contents: after, to: &candidates)
                 }
             } else if rangedGroups.contains(group) {
@@ -240,8 +252,8 @@ struct ChangesetComputation {
             if staysInView { rangeDriven.insert(rowid) }
             return change(.insert, [.object, .metadata])
         case (.some(let from), .some(let to)):
-            let staysInSection = from.section == to.section && surviving.contains(from.section)
-                && !reorderedInSection.contains(to.group)
+            if movedByReordering.contains(rowid) { return change(.move, history?.flags ?? []) }
+            let staysInSection = staysInSection(from, to)
             if let history {
                 if !history.isUpdateOnly || !staysInSection { return change(.move, history.flags) }
                 return change(updateKind(from: from.path, to: to.path), history.flags)
@@ -249,6 +261,37 @@ struct ChangesetComputation {
             if histories.resetSeen || !staysInSection { return change(.move, []) }
             return nil
         }
+    }
+
+    private func staysInSection(_ from: Place, _ to: Place) -> Bool {
+        from.section == to.section && surviving.contains(from.section) && !reorderedInSection.contains(to.group)
+    }
+
+    /// The candidates that would be reported in place (no change, or an
+    /// update) although a reordering may have changed their order: per
+    /// section, a longest run of them in the same order before and after
+    /// stays; the rest are returned, to be reported as moves. Rows that stay
+    /// and no log names keep their order (they are not in reordered groups,
+    /// whose every shown row is a candidate, and whole groups keep their
+    /// order in a section unless `reorderedInSection` moves them).
+    private mutating func rowsMovedByReordering(_ candidates: Set<Int64>) -> Set<Int64> {
+        var staying: [SectionID: [(from: Int, to: Int, rowid: Int64)]] = [:]
+        for rowid in candidates {
+            guard let from = oldPlace(rowid), let to = newPlace(rowid), staysInSection(from, to) else { continue }
+            if let history = histories.rows[rowid] {
+                guard history.isUpdateOnly, updateKind(from: from.path, to: to.path) == .update else { continue }
+            } else if histories.resetSeen {
+                continue
+            }
+            staying[to.section, default: []].append((from.path.row, to.path.row, rowid))
+        }
+        var moved = Set<Int64>()
+        for (_, rows) in staying {
+            let inOldOrder = rows.sorted { $0.from < $1.from }
+            let kept = Set(longestIncreasingRun(inOldOrder, key: { $0.to }).map(\.rowid))
+            for row in inOldOrder where !kept.contains(row.rowid) { moved.insert(row.rowid) }
+        }
+        return moved
     }
 
     /// How a row changed in place is reported: an update, unless its section

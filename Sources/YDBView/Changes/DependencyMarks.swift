@@ -34,6 +34,9 @@ struct DependencyMarks {
         guard !offsets.isEmpty else { return marked }
         var counts: NameMap<Int> = [:]
         var pending: NameMap<PendingMarks> = [:]   // per group, the current indexes of its open marks
+        // Groups whose rows changed order among themselves: every row may
+        // have new neighbours, so every one shown is marked at the end.
+        var reordered: NameSet = []
         func count(_ group: String) -> Int {
             counts[group] ?? (originalGroups.contains(group) ? before.count(inGroup: group) : 0)
         }
@@ -75,7 +78,12 @@ struct DependencyMarks {
                 case .reset:
                     pending.removeAll()
                     marked.removeAll()
+                    reordered = []
                     for group in offsets.keys { counts[group] = 0 }
+                case .reordered(let group):
+                    guard offsets[group] != nil else { continue }
+                    pending[group] = nil
+                    reordered.insert(group)
                 case .groupCreated, .groupEmptied:
                     break
                 }
@@ -83,6 +91,11 @@ struct DependencyMarks {
         }
         for (group, marks) in pending {
             for position in marks.positions {
+                if let rowid = after.rowid(at: position, inGroup: group) { marked.insert(rowid) }
+            }
+        }
+        for group in reordered {
+            for position in 0..<after.count(inGroup: group) {
                 if let rowid = after.rowid(at: position, inGroup: group) { marked.insert(rowid) }
             }
         }

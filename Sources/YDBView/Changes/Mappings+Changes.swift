@@ -74,7 +74,7 @@ extension Mappings {
                 switch entry {
                 case .insert(_, let group, _), .delete(_, let group, _), .update(_, let group, _, _):
                     if concerns(group) { return true }
-                case .groupCreated(let group), .groupEmptied(let group):
+                case .groupCreated(let group), .groupEmptied(let group), .reordered(let group):
                     if concerns(group) { return true }
                 case .reset:
                     return true
@@ -134,7 +134,8 @@ extension Mappings {
                 case .insert(_, let group, let index): trackers[group]?.insert(at: index)
                 case .delete(_, let group, let index): trackers[group]?.delete(at: index)
                 case .reset: for group in trackers.keys { trackers[group]!.reset() }
-                case .update, .groupCreated, .groupEmptied: break
+                // A reordered group keeps its rows: the window stays where it is.
+                case .update, .groupCreated, .groupEmptied, .reordered: break
                 }
             }
         }

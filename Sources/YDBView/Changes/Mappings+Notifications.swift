@@ -62,7 +62,7 @@ extension Array where Element == CommitNotification {
             return log.entries.contains { entry in
                 switch entry {
                 case .insert(_, let g, _), .delete(_, let g, _), .update(_, let g, _, _): return bytesEqual(g, group)
-                case .groupCreated(let g), .groupEmptied(let g): return bytesEqual(g, group)
+                case .groupCreated(let g), .groupEmptied(let g), .reordered(let g): return bytesEqual(g, group)
                 case .reset: return log.before.count(inGroup: group) > 0
                 }
             }

@@ -26,6 +26,9 @@ struct CommitHistories {
     /// True once a `.reset` entry was seen: every row in the view at that moment
     /// left it, including rows no entry names.
     private(set) var resetSeen = false
+    /// Groups whose rows changed order among themselves (`.reordered`): rows no
+    /// entry names may have moved within them.
+    private(set) var reorderedGroups: NameSet = []
     /// (collection, key) of the rows the logs know.
     private(set) var keys = RowKeys()
 
@@ -66,6 +69,8 @@ struct CommitHistories {
                 history.flags.formUnion(Self.insertOrDeleteFlags)
                 rows[rowid] = history
             }
+        case .reordered(let group):
+            reorderedGroups.insert(group)
         case .groupCreated, .groupEmptied:
             break
         }

@@ -23,6 +23,11 @@ public enum ViewLogEntry: Equatable, Sendable {
     /// Every row was removed from the view (remove-all, or a repopulation
     /// that starts from scratch). Rows inserted afterwards are logged as inserts.
     case reset
+    /// The group's rows changed their order among themselves without leaving
+    /// it (a new sorting or grouping, `setViewDefinition`): from here on the
+    /// group holds the same rows in their new relative order. Rows that leave
+    /// the group are deleted before it, rows that enter are inserted after it.
+    case reordered(String)
 }
 
 /// Everything one commit did to one view.

@@ -145,13 +145,6 @@ final class ViewWriter {
         try reset(keys: allKeys, context)
     }
 
-    /// Replaces grouping/sorting/tag and repopulates, in the same
-    /// transaction and storage.
-    func redefine(_ view: View, _ context: ExtensionWriteContext) throws {
-        takeDefinition(view)
-        try repopulate(context)
-    }
-
     /// Replaces grouping/sorting/tag; the rows stay until a population
     /// replaces them.
     func takeDefinition(_ view: View) {
