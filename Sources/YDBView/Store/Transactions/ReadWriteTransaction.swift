@@ -362,6 +362,33 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         try touch(key, collection, [.objectTouched, .metadataTouched])
     }
 
+    /// Touches many rows at once (object and metadata), as `touchRow` does
+    /// each: every view runs its callbacks on them again (a filter that
+    /// depends on the time or on other rows answers anew). Absent keys are
+    /// skipped.
+    public func touchRows(forKeys keys: [String], inCollection collection: String) throws {
+        for key in keys { try touch(key, collection, [.objectTouched, .metadataTouched]) }
+    }
+
+    /// Touches every row that view `view` shows in `group`, as `touchRows`
+    /// does: a whole group re-evaluated without changing its rows.
+    public func touchRows(inGroup group: String, ofView view: String) throws {
+        try write {
+            guard let instance = viewInstance(named: view) else {
+                throw YDBError(.notFound, "no view named '\(view)' is registered")
+            }
+            var rowids: [Int64] = []
+            instance.state.group(group)?.forEach { _, rowid in
+                rowids.append(rowid)
+                return true
+            }
+            for rowid in rowids {
+                guard let rowKey = try rows.rowKey(forRowid: rowid) else { continue }
+                try rowChanged(rowid, rowKey.key, rowKey.collection, [.objectTouched, .metadataTouched])
+            }
+        }
+    }
+
     private func touch(_ key: String, _ collection: String, _ kind: RowChangeKind) throws {
         try write {
             guard let rowid = try rowid(forKey: key, inCollection: collection) else { return }

@@ -106,6 +106,16 @@ public struct ViewGrouping: Sendable {
         }
     }
 
+    /// A grouping from its parts: `run` is given the running transaction
+    /// as is (a filtered view's, which lends it to the callbacks it calls).
+    init(flavour: ViewFlavour, options: InvokeOptions, readsTransaction: Bool,
+         run: @escaping @Sendable (ReadTransaction, ViewRow) throws -> String?) {
+        self.flavour = flavour
+        self.options = options
+        self.readsTransaction = readsTransaction
+        self.run = run
+    }
+
     /// A grouping reading the transaction, with its batch form if it has
     /// one and the form a population groups through (for bindings).
     package init(flavour: ViewFlavour, options: InvokeOptions? = nil, _ body: @escaping TransactionBody,
@@ -253,7 +263,8 @@ public struct ViewSorting: Sendable {
         }
     }
 
-    private init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
+    /// A sorting from its parts (a filtered view's, which calls its parent's).
+    init(_ flavour: ViewFlavour, _ options: InvokeOptions?, reads: Bool, _ form: Form) {
         self.flavour = flavour
         self.options = options ?? flavour.defaultInvokeOptions
         readsTransaction = reads
@@ -324,6 +335,9 @@ public struct View: Sendable {
     private var allowedNames: Set<Name>?
     /// Run when this definition stops being used (see `ReleaseHook`).
     package var releaseHook: ReleaseHook?
+    /// Set for a filtered view: the parent and filter its grouping and
+    /// sorting are made of (`FilteredView`).
+    var filtering: Filtering?
 
     public init(grouping: ViewGrouping, sorting: ViewSorting, versionTag: String = "",
                 isPersistent: Bool = true, allowedCollections: [String]? = nil) {

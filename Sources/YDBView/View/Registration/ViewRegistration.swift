@@ -56,6 +56,7 @@ extension ReadWriteTransaction {
             try writer.repopulate(writeContext)
             writer.instance.registration = outcome
             installWriter(writer)
+            try followParent(name, reordered: true)
             return outcome
         }
     }
@@ -138,7 +139,7 @@ extension ReadWriteTransaction {
 
     /// The registered view's callbacks go when this commits, unless `view`
     /// carries the same ones.
-    private func releaseReplaced(_ existing: ViewWriter, by view: View) {
+    func releaseReplaced(_ existing: ViewWriter, by view: View) {
         if existing.instance.definition.releaseHook !== view.releaseHook {
             release(existing.instance.definition, when: .committed)
         }
@@ -176,6 +177,7 @@ extension ReadWriteTransaction {
             try writer.catchUp(changes, writeContext)
             writer.instance.registration = outcome
             installWriter(writer)
+            try followParent(name, reordered: true)
             return writer.instance.storageID
         }
     }
@@ -232,6 +234,7 @@ extension ReadWriteTransaction {
 
     func unregisterView(name: String) throws {
         try extensionWork {
+            try unregisterFilteredViews(over: name)
             try ViewStorage.drop(named: name, handle)
             if let existing = viewWriter(named: name) {
                 release(existing.instance.definition, when: .committed)
@@ -245,7 +248,7 @@ extension ReadWriteTransaction {
     /// Releases `view`'s callbacks if this transaction ends as given: a
     /// definition it installs goes if it rolls back; one it replaces or
     /// removes goes if it commits.
-    private func release(_ view: View, when ending: Ending) {
+    func release(_ view: View, when ending: Ending) {
         guard let hook = view.releaseHook else { return }
         whenEnded { committed in if committed == (ending == .committed) { hook.release() } }
     }
@@ -276,6 +279,9 @@ extension ReadWriteTransaction {
                 throw YDBError(.notFound, "no view named '\(name)' is registered")
             }
             guard existing.instance.definition.versionTag != versionTag else { return }
+            if existing.definition.filtering != nil {
+                throw YDBError(.misuse, "view '\(name)' is a filtered view: it takes its grouping and sorting from its parent (set its filter, or redefine the parent)")
+            }
             var view = existing.instance.definition
             release(view, when: .committed)
             view.grouping = grouping
@@ -286,6 +292,7 @@ extension ReadWriteTransaction {
             try existing.redefine(view, writeContext)
             installWriter(existing)
             installed = true
+            try followParent(name, reordered: true)
         }
     }
 }
