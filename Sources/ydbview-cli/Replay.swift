@@ -10,6 +10,8 @@ struct ReplayError: Error, CustomStringConvertible {
 /// transaction follows with mappings and asks for changesets.
 struct Replay {
     static let viewName = "view"
+    /// The filtered view over `view`, when the scenario has one.
+    static let filteredViewName = "filtered"
 
     let scenario: Scenario
     let database: Database
@@ -21,15 +23,24 @@ struct Replay {
     init(_ scenario: Scenario) throws {
         let database = try engine("opening a temporary database") { try Database(path: nil) }
         let writer = try engine("opening a connection") { try database.newConnection() }
-        try engine("setup") { try writer.readWrite { try Replay.apply(scenario.setup, in: $0) } }
+        try engine("setup") { try writer.readWrite { try Replay.apply(scenario.setup, scenario.view, in: $0) } }
         try engine("registering the view") {
             try database.registerView(scenario.view.engineView, name: Replay.viewName)
+        }
+        if let filter = scenario.filter {
+            try engine("registering the filtered view") {
+                try database.registerFilteredView(
+                    FilteredView(parent: Replay.viewName, filter: filter.rule.engineFilter, versionTag: filter.versionTag,
+                                 isPersistent: scenario.view.isPersistent),
+                    name: Replay.filteredViewName)
+            }
         }
         let reader = try engine("opening the reader") { try database.newConnection() }
         try engine("starting the reader's long-lived read transaction") {
             try reader.beginLongLivedReadTransaction()
         }
-        let mappings = Replay.makeMappings(scenario.mappings)
+        let mappings = Replay.makeMappings(scenario.mappings,
+                                           view: scenario.filter == nil ? Replay.viewName : Replay.filteredViewName)
         try engine("updating the mappings") { try reader.read { try mappings.update(with: $0) } }
         self.scenario = scenario
         self.database = database
@@ -50,7 +61,7 @@ struct Replay {
         for step in scenario.steps {
             switch step {
             case .commit(let operations, let path):
-                try engine(path) { try writer.readWrite { try Replay.apply(operations, in: $0) } }
+                try engine(path) { try writer.readWrite { try Replay.apply(operations, scenario.view, in: $0) } }
                 commitsSinceChanges += 1
             case .changes(let path):
                 let changeset = try engine(path) { () -> Changeset in
@@ -68,7 +79,7 @@ struct Replay {
 
     // MARK: Engine calls
 
-    static func apply(_ operations: [Operation], in transaction: ReadWriteTransaction) throws {
+    static func apply(_ operations: [Operation], _ view: ScenarioView, in transaction: ReadWriteTransaction) throws {
         for operation in operations {
             switch operation {
             case let .set(collection, key, object, metadata):
@@ -84,11 +95,19 @@ struct Replay {
             case let .remove(collection, key): try transaction.removeObject(forKey: key, inCollection: collection)
             case let .removeCollection(collection): try transaction.removeAllObjects(inCollection: collection)
             case .removeAll: try transaction.removeAllObjectsInAllCollections()
+            case let .setFilter(rule, versionTag):
+                try transaction.setFilter(rule.engineFilter, versionTag: versionTag, forView: Replay.filteredViewName)
+            case let .setSort(rules, versionTag):
+                var resorted = view
+                resorted.sort = rules
+                try transaction.setViewDefinition(name: Replay.viewName, grouping: resorted.grouping,
+                                                  sorting: resorted.sorting, versionTag: versionTag)
+            case let .touchGroup(group): try transaction.touchRows(inGroup: group, ofView: Replay.viewName)
             }
         }
     }
 
-    static func makeMappings(_ spec: MappingsSpec) -> Mappings {
+    static func makeMappings(_ spec: MappingsSpec, view viewName: String) -> Mappings {
         let mappings: Mappings
         switch spec.groups {
         case .fixed(let groups):
@@ -118,7 +137,7 @@ struct Replay {
     func state() throws -> JSONValue {
         try engine("reading the table") {
             try reader.read { transaction -> JSONValue in
-                let view = try transaction.view(Replay.viewName)
+                let view = try transaction.view(scenario.filter == nil ? Replay.viewName : Replay.filteredViewName)
                 var sections: [JSONValue] = []
                 for section in 0..<mappings.numberOfSections {
                     let count = mappings.numberOfItems(inSection: section) ?? 0

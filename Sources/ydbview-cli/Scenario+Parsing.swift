@@ -28,11 +28,12 @@ extension Scenario {
     }
 
     init(_ root: JSONNode) throws {
-        let object = try root.object(allowing: ["format", "description", "view", "setup", "mappings", "steps"])
+        let object = try root.object(allowing: ["format", "description", "view", "filter", "setup", "mappings", "steps"])
         let format = try object.required("format")
         guard case .int(1) = format.value else { throw format.fail("unsupported format (expected 1)") }
         if let description = object.optional("description") { _ = try description.string() }
         view = try ScenarioView(try object.required("view"))
+        filter = try object.optional("filter").map(FilterSpec.init)
         setup = try object.optional("setup").map { try $0.array().map(Operation.init) } ?? []
         mappings = try MappingsSpec(try object.required("mappings"))
         steps = try object.required("steps").array().map(Step.init)
@@ -113,6 +114,9 @@ extension Operation {
         "remove": ["collection", "key"],
         "remove_collection": ["collection"],
         "remove_all": [],
+        "set_filter": ["filter", "version_tag"],
+        "set_sort": ["sort", "version_tag"],
+        "touch_group": ["group"],
     ]
 
     init(_ node: JSONNode) throws {
@@ -139,6 +143,13 @@ extension Operation {
         case "touch_metadata": self = .touchMetadata(collection: try name("collection"), key: try name("key"))
         case "remove": self = .remove(collection: try name("collection"), key: try name("key"))
         case "remove_collection": self = .removeCollection(try name("collection"))
+        case "set_filter":
+            self = .setFilter(try FilterRule(try object.required("filter")),
+                              versionTag: try object.required("version_tag").string())
+        case "set_sort":
+            self = .setSort(try object.required("sort").array().map(SortRule.init),
+                            versionTag: try object.required("version_tag").string())
+        case "touch_group": self = .touchGroup(try name("group"))
         default: self = .removeAll
         }
     }

@@ -5,6 +5,8 @@ import YDBView
 /// a sequence of commits and changeset requests.
 struct Scenario {
     var view: ScenarioView
+    /// A filtered view over `view`, which the mappings then follow.
+    var filter: FilterSpec?
     var setup: [Operation]
     var mappings: MappingsSpec
     var steps: [Step]
@@ -45,6 +47,12 @@ enum Operation {
     case remove(collection: String, key: String)
     case removeCollection(String)
     case removeAll
+    /// A new rule for the filtered view (`FilterSpec`).
+    case setFilter(FilterRule, versionTag: String)
+    /// New sorting rules for the view, same grouping (`setViewDefinition`).
+    case setSort([SortRule], versionTag: String)
+    /// Touches every row of one group of the view.
+    case touchGroup(String)
 }
 
 struct MappingsSpec {

@@ -71,7 +71,7 @@ struct CallbackError: Error, CustomStringConvertible {
 }
 
 /// The JSON value stored as `bytes` (nil when there are none).
-private func decoded(_ bytes: [UInt8]?) throws -> JSONValue? {
+func decoded(_ bytes: [UInt8]?) throws -> JSONValue? {
     guard let bytes else { return nil }
     do {
         return try JSONValue.parse(bytes)
