@@ -7,6 +7,9 @@ extension ViewInstance: RegisteredExtension {
     func makeWriter() -> any ExtensionWriter { ViewWriter(instance: self) }
     var releaseHook: ReleaseHook? { definition.releaseHook }
     var deferredWrites: (any DeferredWrites)? { storageID.map { DeferredViewRows(id: $0, waiting: unstored) } }
+    /// A filtered view's parent (and a search view's index) hear of a row
+    /// change first.
+    var dependencies: [String] { definition.filtering?.dependencies ?? [] }
 }
 
 extension ViewWriter: ExtensionWriter {

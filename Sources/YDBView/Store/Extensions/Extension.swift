@@ -27,6 +27,14 @@ protocol RegisteredExtension {
     var storageID: Int64? { get }
     /// What committed transactions left for the database's thread to write.
     var deferredWrites: (any DeferredWrites)? { get }
+    /// Extensions whose row events this one's callbacks read, so they must
+    /// hear of a row change first (a search view reads its full-text
+    /// index): every transaction tells extensions after those they name.
+    var dependencies: [String] { get }
+}
+
+extension RegisteredExtension {
+    var dependencies: [String] { [] }
 }
 
 /// One extension's part of one read-write transaction.

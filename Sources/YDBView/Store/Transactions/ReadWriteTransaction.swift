@@ -460,8 +460,17 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     private func forEachExtension(_ body: (any ExtensionWriter) throws -> Void) throws {
         if everyWriter == nil {
+            // Name order, except that an extension comes after those it
+            // depends on (`RegisteredExtension.dependencies`).
             var all: [any ExtensionWriter] = []
-            state.extensions.forEachName { all.append(writer(named: $0.value)!) }
+            var placed = Set<Name>()
+            func add(_ name: Name) {
+                guard !placed.contains(name), let writer = writer(named: name.value) else { return }
+                placed.insert(name)
+                for dependency in writer.working.dependencies { add(Name(dependency)) }
+                all.append(writer)
+            }
+            state.extensions.forEachName(add)
             everyWriter = all
         }
         for writer in everyWriter! {

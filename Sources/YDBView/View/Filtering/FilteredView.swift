@@ -79,6 +79,12 @@ struct Filtering: Sendable {
     let parent: String
     let filter: ViewFilter
     let filterTag: String
+    /// Set for a search view: the full-text index and the query whose
+    /// matches the filter keeps (`SearchView`).
+    var search: SearchQuery?
+
+    /// What must hear of a row change before this view (its filter reads them).
+    var dependencies: [String] { [parent] + (search.map { [$0.index] } ?? []) }
 
     /// The stored version tag: the filter's and the parent's, so that a
     /// parent re-registered with a new tag makes a stored filtered view
@@ -92,7 +98,7 @@ struct Filtering: Sendable {
     /// running transaction sees the parent, so a parent whose callbacks are
     /// swapped is followed — and then the filter; the parent's sorting.
     static func view(over parentView: View, named parent: String, filter: ViewFilter, filterTag: String,
-                     isPersistent: Bool, releaseHook: ReleaseHook?) -> View {
+                     search: SearchQuery? = nil, isPersistent: Bool, releaseHook: ReleaseHook?) -> View {
         let parentGrouping = parentView.grouping, parentSorting = parentView.sorting
         @Sendable func current(_ running: ReadTransaction) throws -> View {
             guard let definition = running.viewInstance(named: parent)?.definition else {
@@ -131,7 +137,7 @@ struct Filtering: Sendable {
         var view = View(grouping: grouping, sorting: sorting,
                         versionTag: versionTag(filterTag: filterTag, parentTag: parentView.versionTag),
                         isPersistent: isPersistent, allowedCollections: parentView.allowedCollections)
-        view.filtering = Filtering(parent: parent, filter: filter, filterTag: filterTag)
+        view.filtering = Filtering(parent: parent, filter: filter, filterTag: filterTag, search: search)
         view.releaseHook = releaseHook
         return view
     }
@@ -139,7 +145,7 @@ struct Filtering: Sendable {
     /// This filtering over the parent's definition as it is now (the parent
     /// was redefined, or its own filter changed).
     func view(over parentView: View, isPersistent: Bool, releaseHook: ReleaseHook?) -> View {
-        Self.view(over: parentView, named: parent, filter: filter, filterTag: filterTag, isPersistent: isPersistent,
-                  releaseHook: releaseHook)
+        Self.view(over: parentView, named: parent, filter: filter, filterTag: filterTag, search: search,
+                  isPersistent: isPersistent, releaseHook: releaseHook)
     }
 }

@@ -30,7 +30,7 @@ extension ReadWriteTransaction {
 
     /// The registered parent of a filtered view `name`; refuses a parent
     /// that is missing, the view itself, or one filtered over `name`.
-    private func filteredViewParent(_ parent: String, of name: String) throws -> ViewInstance {
+    func filteredViewParent(_ parent: String, of name: String) throws -> ViewInstance {
         guard let instance = viewInstance(named: parent) else {
             throw YDBError(.notFound, "no view named '\(parent)' is registered to filter")
         }
@@ -68,6 +68,9 @@ extension ReadWriteTransaction {
             }
             guard let filtering = writer.definition.filtering else {
                 throw YDBError(.misuse, "view '\(name)' is not a filtered view")
+            }
+            if filtering.search != nil {
+                throw YDBError(.misuse, "view '\(name)' is a search view: set its query instead")
             }
             guard filtering.filterTag != versionTag else { return }
             let parent = try filteredViewParent(filtering.parent, of: name)

@@ -50,6 +50,41 @@ extension ViewWriter {
         }
     }
 
+    /// Makes this filtered view hold exactly the rows of `parent` that are
+    /// in `kept` (a search view's matches, found by one query), in the
+    /// parent's groups: only its own rows and `kept` are looked at, so a
+    /// new query costs what enters and leaves, not a pass over the parent.
+    func refilter(over parent: ViewState, keeping kept: Set<Int64>, _ context: ExtensionWriteContext) throws {
+        var gone: [Int64] = []
+        state.forEachPlace { rowid, place in
+            let stays = kept.contains(rowid) && parent.place(of: rowid).map { bytesEqual($0.group, place.group) } == true
+            if !stays { gone.append(rowid) }
+            return true
+        }
+        for rowid in gone {
+            guard let rowKey = try keys[rowid] ?? context.rows.rowKey(forRowid: rowid) else {
+                throw YDBError(.corrupt, "view '\(instance.name)' shows row \(rowid), which is missing")
+            }
+            try remove(rowid, rowKey, context)
+        }
+        // In the parent's order, so that runs of rows land where the last one did.
+        var entering: [(group: String, index: Int, rowid: Int64)] = []
+        for rowid in kept where !state.contains(rowid: rowid) {
+            guard let (group, index) = parent.locate(rowid: rowid) else { continue }
+            entering.append((group, index, rowid))
+        }
+        entering.sort { $0.group != $1.group ? $0.group < $1.group : $0.index < $1.index }
+        var start = 0
+        while start < entering.count {
+            let batch = entering[start ..< min(start + RowReader.batchSize, entering.count)]
+            start = batch.endIndex
+            let rows = try context.rows.loadRows(ArraySlice(batch.map(\.rowid)), definition.sorting.flavour)
+            for (entry, row) in zip(batch, rows) {
+                try insert(entry.rowid, row, into: entry.group, parentKey: parent.sortKey(of: entry.rowid), context)
+            }
+        }
+    }
+
     /// Places a row the parent shows in `group`: by the parent's own sort
     /// key when it has one (no callback runs), else as any insert.
     private func insert(_ rowid: Int64, _ row: ViewRow, into group: String, parentKey: SortKey?,
