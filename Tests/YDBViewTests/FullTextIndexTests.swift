@@ -556,3 +556,169 @@ final class FullTextIndexTests: FileDatabaseTestCase {
         }
     }
 }
+
+// MARK: - Random operations against a brute-force search
+
+/// A query the test writes in FTS5 syntax and evaluates itself, over
+/// documents tokenized as unicode61 does ASCII text: lowercased, split at
+/// anything that is not a letter or a digit.
+indirect enum ModelQuery {
+    case word(String), prefix(String), inColumn(String, String), phrase([String])
+    case and(ModelQuery, ModelQuery), or(ModelQuery, ModelQuery), not(ModelQuery, ModelQuery)
+
+    var text: String {
+        switch self {
+        case .word(let word): word
+        case .prefix(let start): "\(start)*"
+        case .inColumn(let column, let word): "\(column): \(word)"
+        case .phrase(let words): "\"\(words.joined(separator: " "))\""
+        case .and(let a, let b): "(\(a.text)) AND (\(b.text))"
+        case .or(let a, let b): "(\(a.text)) OR (\(b.text))"
+        case .not(let a, let b): "(\(a.text)) NOT (\(b.text))"
+        }
+    }
+
+    func matches(_ document: [String: [String]]) -> Bool {
+        let all = document.values
+        switch self {
+        case .word(let word): return all.contains { $0.contains(word) }
+        case .prefix(let start): return all.contains { $0.contains { $0.hasPrefix(start) } }
+        case .inColumn(let column, let word): return document[column]?.contains(word) == true
+        case .phrase(let words):
+            return all.contains { tokens in
+                tokens.count >= words.count
+                    && (0 ... tokens.count - words.count).contains { Array(tokens[$0 ..< $0 + words.count]) == words }
+            }
+        case .and(let a, let b): return a.matches(document) && b.matches(document)
+        case .or(let a, let b): return a.matches(document) || b.matches(document)
+        case .not(let a, let b): return a.matches(document) && !b.matches(document)
+        }
+    }
+
+    static func tokens(_ text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+}
+
+extension FullTextIndexTests {
+    static let vocabulary = ["apple", "apricot", "banana", "cherry", "chestnut", "date", "fig", "grape", "honey",
+                             "kiwi", "lemon", "lime", "mango", "melon", "olive", "peach", "pear", "plum"]
+
+    func testRandomOperationsMatchABruteForceSearch() throws {
+        var random = SeededGenerator(seed: 41)
+        let database = try Database(path: nil)
+        defer { database.close() }
+        try database.registerFullTextIndex(notesIndex(collections: ["notes", "drafts"]), name: "notes")
+        let connection = try database.newConnection()
+        var committed: [RowKey: [UInt8]] = [:]
+        var nonEmpty = 0
+        let collections = ["notes", "drafts", "private"]
+
+        func words(_ range: ClosedRange<Int>) -> String {
+            let separators = [" ", ", ", ". ", "-", " / "]
+            return (0 ..< Int.random(in: range, using: &random)).map { index in
+                let word = Self.vocabulary.randomElement(using: &random)!
+                let spelled = Bool.random(using: &random) ? word : word.prefix(1).uppercased() + word.dropFirst()
+                return (index == 0 ? "" : separators.randomElement(using: &random)!) + spelled
+            }.joined()
+        }
+        func object() -> [UInt8] {
+            Int.random(in: 0 ..< 10, using: &random) == 0 ? Note.excluded : Note.encode(words(1 ... 3), words(0 ... 10))
+        }
+        func query(depth: Int = 0) -> ModelQuery {
+            let word = { Self.vocabulary.randomElement(using: &random)! }
+            switch Int.random(in: 0 ..< (depth < 2 ? 8 : 4), using: &random) {
+            case 0: return .word(word())
+            case 1: return .prefix(String(word().prefix(Int.random(in: 1 ... 3, using: &random))))
+            case 2: return .inColumn(Bool.random(using: &random) ? "title" : "body", word())
+            case 3: return .phrase([word(), word()])
+            case 4, 5: return .and(query(depth: depth + 1), query(depth: depth + 1))
+            case 6: return .or(query(depth: depth + 1), query(depth: depth + 1))
+            default: return .not(query(depth: depth + 1), query(depth: depth + 1))
+            }
+        }
+        /// Compares a search in `t` with the brute force over `rows`.
+        func check(_ t: ReadTransaction, _ rows: [RowKey: [UInt8]], queries: Int, step: Int) throws {
+            var documents: [RowKey: [String: [String]]] = [:]
+            for (rowKey, bytes) in rows where rowKey.collection != "private" {
+                if let texts = Note.texts(bytes) { documents[rowKey] = texts.mapValues(ModelQuery.tokens) }
+            }
+            for _ in 0 ..< queries {
+                let asked = query()
+                let found = try t.search(index: "notes", query: asked.text)
+                let expected = Set(documents.filter { asked.matches($0.value) }.keys)
+                if !expected.isEmpty { nonEmpty += 1 }
+                XCTAssertEqual(Set(found.map { RowKey(collection: $0.collection, key: $0.key) }), expected,
+                               "step \(step): \(asked.text)")
+                XCTAssertEqual(found.count, expected.count, "each row once: \(asked.text)")
+                XCTAssertEqual(found.map(\.rank), found.map(\.rank).sorted(), "best first: \(asked.text)")
+                // By rowid, with no join to the rows: a row the index kept
+                // after its removal shows here.
+                let expectedRowids = try Set(expected.map { try XCTUnwrap(t.rowid(forKey: $0.key, inCollection: $0.collection)) })
+                XCTAssertEqual(Set(try t.fullTextMatches(index: "notes", query: asked.text).keys), expectedRowids,
+                               "step \(step): \(asked.text)")
+                if let probe = rows.keys.randomElement(using: &random), let rowid = try t.rowid(forKey: probe.key, inCollection: probe.collection) {
+                    XCTAssertEqual(try t.fullTextRowMatches(index: "notes", query: asked.text, rowid: rowid),
+                                   expected.contains(probe), "step \(step): \(probe) for \(asked.text)")
+                }
+            }
+        }
+
+        let transactions = TestScale.pick(70, long: 2_000)
+        var peak = 0
+        for step in 0 ..< transactions {
+            var rows = committed
+            let t = try connection.beginReadWriteTransaction()
+            for _ in 0 ..< Int.random(in: 1 ... 8, using: &random) {
+                let collection = collections.randomElement(using: &random)!
+                let key = "k\(Int.random(in: 0 ..< 80, using: &random))"
+                let rowKey = RowKey(collection: collection, key: key)
+                switch Int.random(in: 0 ..< 100, using: &random) {
+                case 0 ..< 40:
+                    let bytes = object()
+                    try t.setObject(bytes, forKey: key, inCollection: collection, metadata: nil)
+                    rows[rowKey] = bytes
+                case 40 ..< 55:
+                    let bytes = object()
+                    try t.replaceObject(bytes, forKey: key, inCollection: collection)
+                    if rows[rowKey] != nil { rows[rowKey] = bytes }
+                case 55 ..< 60:
+                    try t.replaceMetadata([UInt8(step & 0xff)], forKey: key, inCollection: collection)
+                case 60 ..< 65:
+                    try t.touchObject(forKey: key, inCollection: collection)
+                case 65 ..< 80:
+                    try t.removeObject(forKey: key, inCollection: collection)
+                    rows[rowKey] = nil
+                case 80 ..< 93:
+                    let batch = (0 ..< Int.random(in: 1 ... 6, using: &random)).map { _ in
+                        ("k\(Int.random(in: 0 ..< 80, using: &random))", object(), [UInt8]?.none)
+                    }
+                    try t.setObjects(batch, inCollection: collection)
+                    for (batchKey, bytes, _) in batch { rows[RowKey(collection: collection, key: batchKey)] = bytes }
+                case 93 ..< 98:
+                    let keys = (0 ..< 4).map { _ in "k\(Int.random(in: 0 ..< 80, using: &random))" }
+                    try t.removeObjects(forKeys: keys, inCollection: collection)
+                    for removed in keys { rows[RowKey(collection: collection, key: removed)] = nil }
+                case 98:
+                    try t.removeAllObjects(inCollection: collection)
+                    rows = rows.filter { $0.key.collection != collection }
+                default:
+                    try t.removeAllObjectsInAllCollections()
+                    rows = [:]
+                }
+            }
+            // The transaction searches its own writes.
+            try check(t, rows, queries: 2, step: step)
+            if Int.random(in: 0 ..< 10, using: &random) == 0 {
+                t.rollback()
+            } else {
+                try t.commit()
+                committed = rows
+            }
+            try connection.read { try check($0, committed, queries: 10, step: step) }
+            peak = max(peak, committed.count)
+        }
+        XCTAssertGreaterThan(peak, 60, "the rows the checks ran over, at most")
+        XCTAssertGreaterThan(nonEmpty, transactions * 3, "queries that found rows")
+    }
+}
