@@ -22,9 +22,14 @@ protocol RegisteredExtension {
     func makeWriter() -> any ExtensionWriter
     /// Run when the database closes (releases the extension's callbacks).
     var releaseHook: ReleaseHook? { get }
-    /// The extension's row in `ydb_views` (`Schema.markStoredExtensionsStale`),
-    /// nil when it is not stored.
+    /// The extension's id in the registry table that lists it
+    /// (`storageRegistry`; `Schema.markStoredExtensionsStale`), nil when it
+    /// is not stored.
     var storageID: Int64? { get }
+    /// Which registry table lists it: the ids of two tables may be equal.
+    var storageRegistry: StoredExtensionRegistry { get }
+    /// What kind of extension it is, for messages ("a full-text index").
+    var kindDescription: String { get }
     /// What committed transactions left for the database's thread to write.
     var deferredWrites: (any DeferredWrites)? { get }
     /// Extensions whose row events this one's callbacks read, so they must
@@ -35,6 +40,13 @@ protocol RegisteredExtension {
 
 extension RegisteredExtension {
     var dependencies: [String] { [] }
+}
+
+extension RegisteredExtension {
+    /// Views, the first kind, are listed in `ydb_views`; other kinds say
+    /// where they are.
+    var storageRegistry: StoredExtensionRegistry { .views }
+    var kindDescription: String { "another kind of extension" }
 }
 
 /// One extension's part of one read-write transaction.

@@ -31,3 +31,19 @@ struct ExtensionRegistry {
 
     var isEmpty: Bool { tree.isEmpty }
 }
+
+extension ReadWriteTransaction {
+    /// Refuses to register `name` as `what` (whose registered form is of
+    /// type `Kind`) while an extension of another kind holds the name: every
+    /// kind shares one namespace, and replacing a view by a full-text index
+    /// (or the reverse) would leave the first one's storage behind and
+    /// surprise whoever queries it by name. `existingKind` names the one
+    /// found, for kinds that do not describe themselves.
+    func refuseNameOfOtherKind<Kind>(_ name: String, registering kind: Kind.Type, as what: String,
+                                     existingKind: ((any RegisteredExtension) -> String)? = nil) throws {
+        guard let existing = registeredExtension(named: name), !(existing is Kind) else { return }
+        let holder = existingKind?(existing) ?? existing.kindDescription
+        throw YDBError(.invalidArgument,
+                       "cannot register \(what) '\(name)': the name belongs to \(holder); unregister it first")
+    }
+}

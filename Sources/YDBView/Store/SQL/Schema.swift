@@ -126,8 +126,8 @@ enum Schema {
             // Rows changed by another program since this library's last commit:
             // no stored view saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {
+                try markEveryStoredExtensionStale(handle)
                 try handle.execute("""
-                    UPDATE ydb_views SET fresh = 0;
                     UPDATE ydb_meta SET value = (SELECT value FROM ydb_meta WHERE name = 'row_version')
                         WHERE name = 'row_version_seen';
                     """)
@@ -200,19 +200,73 @@ enum Schema {
 
     // MARK: Stored extensions
 
-    /// Whether any stored extension (a persistent view, `ydb_views`) is
-    /// still fresh. At open: such extensions go stale at the first commit
-    /// that changes rows without them registered.
-    static func anyStoredExtensionFresh(_ handle: SQLiteHandle) throws -> Bool {
-        let select = try handle.statement("SELECT 1 FROM ydb_views WHERE fresh = 1 LIMIT 1")
+    /// Whether table `name` exists (a registry created on first use).
+    static func tableExists(_ name: String, _ handle: SQLiteHandle) throws -> Bool {
+        let select = try handle.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")
         defer { select.reset() }
+        select.bind(1, name)
         return try select.step()
     }
 
-    /// Marks every stored extension stale except `registered` (their ids):
-    /// the others miss the row changes of the commit running this.
-    static func markStoredExtensionsStale(except registered: [Int64], _ handle: SQLiteHandle) throws {
-        let kept = registered.map(String.init).joined(separator: ",")
-        try handle.execute("UPDATE ydb_views SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
+    /// The registry tables of every kind that exists in this file.
+    private static func existingRegistries(_ handle: SQLiteHandle) throws -> [StoredExtensionRegistry] {
+        try StoredExtensionRegistry.allCases.filter { try !$0.isCreatedOnFirstUse || tableExists($0.table, handle) }
+    }
+
+    /// Every stored extension missed a change (another program wrote rows).
+    private static func markEveryStoredExtensionStale(_ handle: SQLiteHandle) throws {
+        for registry in try existingRegistries(handle) {
+            try handle.execute("UPDATE \(registry.table) SET fresh = 0")
+        }
+    }
+
+    /// Whether any stored extension (a persistent view, a full-text index)
+    /// is still fresh. At open: such extensions go stale at the first
+    /// commit that changes rows without them registered.
+    static func anyStoredExtensionFresh(_ handle: SQLiteHandle) throws -> Bool {
+        for registry in try existingRegistries(handle) {
+            let select = try handle.statement(registry.anyFreshSQL)
+            defer { select.reset() }
+            if try select.step() { return true }
+        }
+        return false
+    }
+
+    /// Marks every stored extension stale except `registered` (where each
+    /// is listed, and its id there): the others miss the row changes of the
+    /// commit running this.
+    static func markStoredExtensionsStale(except registered: [(StoredExtensionRegistry, Int64)],
+                                          _ handle: SQLiteHandle) throws {
+        for registry in try existingRegistries(handle) {
+            let kept = registered.filter { $0.0 == registry }.map { String($0.1) }.joined(separator: ",")
+            try handle.execute("UPDATE \(registry.table) SET fresh = 0 WHERE fresh = 1 AND id NOT IN (\(kept))")
+        }
+    }
+}
+
+/// The tables that list stored extensions, one per kind, each with an `id`
+/// and a `fresh` column (see "Stale views" in docs/behaviour.md). Ids are
+/// unique within one table only.
+enum StoredExtensionRegistry: CaseIterable {
+    case views
+    case fullTextIndexes
+
+    var table: String {
+        switch self {
+        case .views: "ydb_views"
+        case .fullTextIndexes: "ydb_fts_indexes"
+        }
+    }
+
+    /// A kind added after the schema's last version creates its table when
+    /// first registered: files that never use it carry no trace of it.
+    var isCreatedOnFirstUse: Bool { self != .views }
+
+    /// Literals, which the statement cache finds by their address.
+    fileprivate var anyFreshSQL: String {
+        switch self {
+        case .views: "SELECT 1 FROM ydb_views WHERE fresh = 1 LIMIT 1"
+        case .fullTextIndexes: "SELECT 1 FROM ydb_fts_indexes WHERE fresh = 1 LIMIT 1"
+        }
     }
 }

@@ -98,8 +98,11 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         let rowsChanged = !changedRows.isEmpty || !removedCollections.isEmpty || removedAll
         if rowsChanged && database.storedExtensionsMayMissCommits {
             // Stored extensions that are not registered miss these row changes.
-            try Schema.markStoredExtensionsStale(
-                except: state.extensions.names.compactMap { registeredExtension(named: $0.value)?.storageID }, handle)
+            try Schema.markStoredExtensionsStale(except: state.extensions.names.compactMap { name in
+                registeredExtension(named: name.value).flatMap { registered in
+                    registered.storageID.map { (registered.storageRegistry, $0) }
+                }
+            }, handle)
         }
         var reservedThrough: UInt64?
         var storedLargestRowid: Int64?

@@ -73,6 +73,7 @@ extension ReadWriteTransaction {
 
     /// Decides how `view` is registered as `name`; changes nothing.
     func registrationPlan(_ view: View, name: String) throws -> RegistrationPlan {
+        try refuseNameOfOtherKind(name, registering: ViewInstance.self, as: "view")
         if let existing = viewWriter(named: name) {
             // Switching between the comparator and sort-key forms needs
             // keys built (or dropped) even under the same tag.
@@ -171,6 +172,8 @@ extension ReadWriteTransaction {
                            changes: [Int64: RowChangeKind]) throws -> Int64? {
         release(view, when: .rolledBack)
         return try extensionWork {
+            // Another kind may have taken the name while this one populated.
+            try refuseNameOfOtherKind(name, registering: ViewInstance.self, as: "view")
             let writer = try writerToPopulate(view, name: name, storedLater: true)
             if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
             try writer.adopt(built, storing: false, writeContext)
