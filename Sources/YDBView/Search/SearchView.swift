@@ -32,11 +32,7 @@ public struct SearchView: Sendable {
     }
 }
 
-/// A search view's index and current query (`Filtering.search`).
-struct SearchQuery: Sendable {
-    let index: String
-    let query: String
-
+extension SearchQuery {
     /// The filter that keeps a row when the query matches it in the index
     /// (nothing for an empty query). It runs when any part of the row
     /// changes: the index may have re-read it.

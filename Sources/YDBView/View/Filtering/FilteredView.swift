@@ -149,3 +149,10 @@ struct Filtering: Sendable {
                   isPersistent: isPersistent, releaseHook: releaseHook)
     }
 }
+
+/// A search view's full-text index and current query (`Filtering.search`);
+/// its filter is made in `Search/`, which reads the index.
+struct SearchQuery: Sendable {
+    let index: String
+    let query: String
+}
