@@ -34,6 +34,7 @@ struct Settings {
     var runViews = true
     var runChangesets = true
     var runDurability = true
+    var runSearch = true
     /// Commits per write-ahead-log figure (each of three runs).
     var walCommits = 10_000
     /// Views registered one after another for the registration figure.

@@ -8,7 +8,7 @@ let usage = """
 usage: ydbview-bench [--sizes 10000,100000,1000000] [--quick] [--repeats N]
                      [--commits N] [--lookups N] [--changeset-commits N]
                      [--groups N] [--wal-commits N] [--views N]
-                     [--only views|changesets|durability]
+                     [--only views|changesets|durability|search]
   --quick   smoke run: sizes 1000,10000, 1 repeat, few samples
 """
 
@@ -46,9 +46,10 @@ while !arguments.isEmpty {
     case "--views": settings.registeredViews = integer(flag)
     case "--only":
         switch value(flag) {
-        case "views": settings.runChangesets = false; settings.runDurability = false
-        case "changesets": settings.runViews = false; settings.runDurability = false
-        case "durability": settings.runViews = false; settings.runChangesets = false
+        case "views": settings.runChangesets = false; settings.runDurability = false; settings.runSearch = false
+        case "changesets": settings.runViews = false; settings.runDurability = false; settings.runSearch = false
+        case "durability": settings.runViews = false; settings.runChangesets = false; settings.runSearch = false
+        case "search": settings.runViews = false; settings.runChangesets = false; settings.runDurability = false
         default: print(usage); exit(2)
         }
     case "-h", "--help": print(usage); exit(0)
@@ -60,12 +61,13 @@ var viewsResults: [ViewsResult] = []
 var changesetsResults: [ChangesetsResult] = []
 var durabilityResults: [DurabilityResult] = []
 var registrationResult: RegistrationResult?
+var searchResults: [SearchResult] = []
 let loadAtStart = loadAverage()
 let startedAt = Date()
 log("ydbview-bench: sizes \(settings.sizes.map(count)), load \(loadAtStart)")
 
 do {
-    for (index, n) in settings.sizes.enumerated() {
+    for (index, n) in settings.sizes.enumerated() where settings.runViews || settings.runChangesets || settings.runDurability {
         let fixture = try Fixture(n: n, groups: settings.groups, seed: 0x5EED + UInt64(index))
         defer { fixture.remove() }
         log("  [\(count(n))] loading rows")
@@ -89,6 +91,9 @@ do {
     }
     if settings.runDurability {
         registrationResult = try DurabilityBenchmark.registration(views: settings.registeredViews)
+    }
+    if settings.runSearch {
+        for n in settings.sizes { searchResults.append(try SearchBenchmark.run(n: n)) }
     }
 } catch {
     print("benchmark failed: \(error)")
@@ -215,4 +220,5 @@ if let r = registrationResult {
                       sec(r.reopen)])
     print(registration.render(), terminator: "")
 }
+if !searchResults.isEmpty { SearchBenchmark.report(searchResults) }
 print("\nEvery ratio is engine time ÷ baseline time: below 1× the engine is faster.")
