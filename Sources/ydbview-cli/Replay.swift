@@ -12,6 +12,14 @@ struct Replay {
     static let viewName = "view"
     /// The filtered view over `view`, when the scenario has one.
     static let filteredViewName = "filtered"
+    /// The search view over `view` and its index, when the scenario has one.
+    static let searchViewName = "search"
+    static let indexName = "text"
+
+    /// The view the mappings follow.
+    static func followed(_ scenario: Scenario) -> String {
+        scenario.filter != nil ? filteredViewName : scenario.search != nil ? searchViewName : viewName
+    }
 
     let scenario: Scenario
     let database: Database
@@ -35,12 +43,18 @@ struct Replay {
                     name: Replay.filteredViewName)
             }
         }
+        if let search = scenario.search {
+            try engine("registering the search view") {
+                try database.registerFullTextIndex(search.engineIndex, name: Replay.indexName)
+                try database.registerSearchView(SearchView(parent: Replay.viewName, index: Replay.indexName,
+                                                           query: search.query), name: Replay.searchViewName)
+            }
+        }
         let reader = try engine("opening the reader") { try database.newConnection() }
         try engine("starting the reader's long-lived read transaction") {
             try reader.beginLongLivedReadTransaction()
         }
-        let mappings = Replay.makeMappings(scenario.mappings,
-                                           view: scenario.filter == nil ? Replay.viewName : Replay.filteredViewName)
+        let mappings = Replay.makeMappings(scenario.mappings, view: Replay.followed(scenario))
         try engine("updating the mappings") { try reader.read { try mappings.update(with: $0) } }
         self.scenario = scenario
         self.database = database
@@ -103,6 +117,7 @@ struct Replay {
                 try transaction.setViewDefinition(name: Replay.viewName, grouping: resorted.grouping,
                                                   sorting: resorted.sorting, versionTag: versionTag)
             case let .touchGroup(group): try transaction.touchRows(inGroup: group, ofView: Replay.viewName)
+            case let .setQuery(query): try transaction.setSearchQuery(query, forView: Replay.searchViewName)
             }
         }
     }
@@ -137,7 +152,7 @@ struct Replay {
     func state() throws -> JSONValue {
         try engine("reading the table") {
             try reader.read { transaction -> JSONValue in
-                let view = try transaction.view(scenario.filter == nil ? Replay.viewName : Replay.filteredViewName)
+                let view = try transaction.view(Replay.followed(scenario))
                 var sections: [JSONValue] = []
                 for section in 0..<mappings.numberOfSections {
                     let count = mappings.numberOfItems(inSection: section) ?? 0

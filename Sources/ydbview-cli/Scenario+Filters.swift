@@ -1,5 +1,36 @@
 import YDBView
 
+/// A search view in a scenario (docs/replay-format.md, "`search`"): a
+/// full-text index of the objects' top-level text `fields` and a search
+/// view over `view`, which the mappings then follow; commits may set its
+/// query (`set_query`).
+struct SearchSpec {
+    var fields: [String]
+    var query: String
+
+    /// The index: one column per field, holding the field's text (a number
+    /// as its decimal text; anything else leaves the column empty).
+    var engineIndex: FullTextIndex {
+        let fields = fields
+        return FullTextIndex(columns: fields, flavour: .object) { row in
+            guard let object = try decoded(row.object) else { return nil }
+            var columns: [String: String] = [:]
+            for field in fields { columns[field] = try groupName(of: object[field]) }
+            return columns
+        }
+    }
+}
+
+extension SearchSpec {
+    init(_ node: JSONNode) throws {
+        let object = try node.object(allowing: ["fields", "query"])
+        let fieldsNode = try object.required("fields")
+        fields = try fieldsNode.array().map { try $0.string() }
+        if fields.isEmpty { throw fieldsNode.fail("needs at least one field") }
+        query = try object.optional("query")?.name() ?? ""
+    }
+}
+
 /// A filtered view in a scenario (docs/replay-format.md, "`filter`"): the
 /// mappings follow it instead of the view, and commits may change its rule
 /// (`set_filter`), re-sort the view under it (`set_sort`) or touch a group

@@ -28,12 +28,14 @@ extension Scenario {
     }
 
     init(_ root: JSONNode) throws {
-        let object = try root.object(allowing: ["format", "description", "view", "filter", "setup", "mappings", "steps"])
+        let object = try root.object(allowing: ["format", "description", "view", "filter", "search", "setup", "mappings", "steps"])
         let format = try object.required("format")
         guard case .int(1) = format.value else { throw format.fail("unsupported format (expected 1)") }
         if let description = object.optional("description") { _ = try description.string() }
         view = try ScenarioView(try object.required("view"))
         filter = try object.optional("filter").map(FilterSpec.init)
+        search = try object.optional("search").map(SearchSpec.init)
+        if filter != nil && search != nil { throw root.fail("has both \"filter\" and \"search\"; give at most one") }
         setup = try object.optional("setup").map { try $0.array().map(Operation.init) } ?? []
         mappings = try MappingsSpec(try object.required("mappings"))
         steps = try object.required("steps").array().map(Step.init)
@@ -117,6 +119,7 @@ extension Operation {
         "set_filter": ["filter", "version_tag"],
         "set_sort": ["sort", "version_tag"],
         "touch_group": ["group"],
+        "set_query": ["query"],
     ]
 
     init(_ node: JSONNode) throws {
@@ -150,6 +153,7 @@ extension Operation {
             self = .setSort(try object.required("sort").array().map(SortRule.init),
                             versionTag: try object.required("version_tag").string())
         case "touch_group": self = .touchGroup(try name("group"))
+        case "set_query": self = .setQuery(try name("query"))
         default: self = .removeAll
         }
     }

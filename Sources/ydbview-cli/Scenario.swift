@@ -7,6 +7,8 @@ struct Scenario {
     var view: ScenarioView
     /// A filtered view over `view`, which the mappings then follow.
     var filter: FilterSpec?
+    /// Or a search view over `view`, which the mappings then follow.
+    var search: SearchSpec?
     var setup: [Operation]
     var mappings: MappingsSpec
     var steps: [Step]
@@ -53,6 +55,8 @@ enum Operation {
     case setSort([SortRule], versionTag: String)
     /// Touches every row of one group of the view.
     case touchGroup(String)
+    /// A new query for the search view (`SearchSpec`).
+    case setQuery(String)
 }
 
 struct MappingsSpec {

@@ -106,8 +106,15 @@ enum SearchBenchmark {
                 try $0.setViewDefinition(name: view, grouping: Data.keyView().grouping, sorting: sorting,
                                          versionTag: "sorted \(step)")
             }
-            let changeset = try sorted.changes(for: try reader.beginLongLivedReadTransaction())
+            let t1 = now()
+            let notes = try reader.beginLongLivedReadTransaction()
+            let t2 = now()
+            let changeset = try sorted.changes(for: notes)
+            let t3 = now()
             _ = changeset.steps()
+            if ProcessInfo.processInfo.environment["PHASES"] != nil {
+                log("phases resort: commit \(ms(Double(t1 - start) / 1e9)) catch-up \(ms(Double(t2 - t1) / 1e9)) changes \(ms(Double(t3 - t2) / 1e9)) steps \(ms(Double(now() - t3) / 1e9))")
+            }
             result.resort.add(from: start)
             result.resortMoves = changeset.rowChanges.count
             let plainStart = now()
@@ -134,7 +141,11 @@ enum SearchBenchmark {
             let threshold = Int64(step % 2)
             let start = now()
             try writer.readWrite { try $0.setFilter(keeping(from: threshold), versionTag: "\(step)", forView: filtered) }
+            let t1 = now()
             let changeset = try sampled.changes(for: try reader.beginLongLivedReadTransaction())
+            if ProcessInfo.processInfo.environment["PHASES"] != nil {
+                log("phases filter: commit \(ms(Double(t1 - start) / 1e9)) changeset \(ms(Double(now() - t1) / 1e9))")
+            }
             _ = changeset.steps()
             result.filter.add(from: start)
             result.filterChanges = changeset.rowChanges.count
@@ -165,9 +176,16 @@ enum SearchBenchmark {
             let query = "\(word.prefix(length))*"
             let start = now()
             try writer.readWrite { try $0.setSearchQuery(query, forView: search) }
-            let changeset = try found.changes(for: try reader.beginLongLivedReadTransaction())
+            let t1 = now()
+            let notes = try reader.beginLongLivedReadTransaction()
+            let t2 = now()
+            let changeset = try found.changes(for: notes)
+            let t3 = now()
             _ = changeset.steps()
             let engine = Double(now() - start) / 1e9
+            if ProcessInfo.processInfo.environment["PHASES"] != nil {
+                log("phases \(query): commit \(ms(Double(t1 - start) / 1e9)) catch-up \(ms(Double(t2 - t1) / 1e9)) changes \(ms(Double(t3 - t2) / 1e9)) steps \(ms(Double(now() - t3) / 1e9))")
+            }
             let (_, alone) = try timed { try rowids(matchAlone, query) }
             let plainStart = now()
             let matched = try rowids(match, query)
