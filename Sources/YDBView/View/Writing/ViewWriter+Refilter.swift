@@ -8,8 +8,8 @@ extension ViewWriter {
     /// parent's groups. `reevaluating`: the filter changed, so it runs on
     /// every row of the parent; otherwise only on the parent's rows this
     /// view does not show (those it shows already passed it).
-    /// Costs one pass over the parent's rows (reading them a batch at a
-    /// time for the filter), plus O(log n) per row entering or leaving.
+    /// Costs one pass over the rows (read in rowid order for the filter),
+    /// plus O(log n) per row entering or leaving.
     func refilter(over parent: ViewState, reevaluating: Bool, _ context: ExtensionWriteContext) throws {
         guard let filtering = definition.filtering else { return }
         // Rows the parent no longer shows in the same group leave first.
@@ -24,28 +24,20 @@ extension ViewWriter {
             }
             try remove(rowid, rowKey, context)
         }
+        // One scan of the row table in rowid order (cheaper than looking the
+        // parent's rows up one by one), skipping rows the parent does not show.
         let flavour = filtering.filter.flavour.union(definition.sorting.flavour)
-        for group in parent.groupNames {
-            var asked: [Int64] = []
-            parent.group(group)!.forEach { _, rowid in
-                if reevaluating || !state.contains(rowid: rowid) { asked.append(rowid) }
-                return true
+        try context.rows.scan(flavour, collections: definition.allowedCollections) { rowid, row in
+            guard let place = parent.place(of: rowid) else { return }
+            let shown = state.contains(rowid: rowid)
+            guard reevaluating || !shown else { return }
+            let keeps = try ViewCallbacks.run(instance.name, "filter") {
+                try filtering.filter.run(try context.transaction, place.group, row.narrowed(to: filtering.filter.flavour))
             }
-            var start = 0
-            while start < asked.count {
-                let batch = asked[start ..< min(start + RowReader.batchSize, asked.count)]
-                start = batch.endIndex
-                for (rowid, row) in zip(batch, try context.rows.loadRows(batch, flavour)) {
-                    let keeps = try ViewCallbacks.run(instance.name, "filter") {
-                        try filtering.filter.run(try context.transaction, group, row.narrowed(to: filtering.filter.flavour))
-                    }
-                    let shown = state.contains(rowid: rowid)
-                    if shown && !keeps {
-                        try remove(rowid, RowKey(collection: row.collection, key: row.key), context)
-                    } else if !shown && keeps {
-                        try insert(rowid, row, into: group, parentKey: parent.sortKey(of: rowid), context)
-                    }
-                }
+            if shown && !keeps {
+                try remove(rowid, RowKey(collection: row.collection, key: row.key), context)
+            } else if !shown && keeps {
+                try insert(rowid, row, into: place.group, parentKey: parent.sortKey(of: rowid), context)
             }
         }
     }
