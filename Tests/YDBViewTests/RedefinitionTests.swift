@@ -179,6 +179,77 @@ final class RedefinitionTests: XCTestCase {
         }
     }
 
+    /// A re-sort and a new filter set in the background, while another
+    /// connection commits: progress is reported, the install logs what
+    /// changed (no reset), and each changeset is a valid batch update.
+    func testRedefinitionsInTheBackground() throws {
+        for keyed in [false, true] {
+            let database = try Database(path: nil)
+            defer { database.close() }
+            let (grouping, sorting) = Self.definition(.rank, .byGroup, keyed: keyed)
+            try database.registerView(View(grouping: grouping, sorting: sorting, versionTag: "0"), name: "view")
+            let writer = try database.newConnection()
+            var rng = SeededGenerator(seed: 11)
+            try writer.readWrite { t in
+                for index in 0 ..< 3_000 {
+                    try t.setObject(Item.encode(group: ["a", "b", "c"][index % 3], rank: Int.random(in: 0 ..< 100, using: &rng)),
+                                    forKey: String(format: "k%05d", index), inCollection: "items", metadata: nil)
+                }
+            }
+            let even = ViewFilter(flavour: .object) { _, row in Item.rank(row.object) % 2 == 0 }
+            try database.registerFilteredView(FilteredView(parent: "view", filter: even, versionTag: "even"), name: "f")
+            let reader = try database.newConnection()
+            try reader.beginLongLivedReadTransaction()
+            let mappings = [Mappings(groups: ["a", "b", "c"], view: "view"), Mappings(groups: ["a", "b", "c"], view: "f")]
+            try reader.read { t in for m in mappings { try m.update(with: t) } }
+            func tables() throws -> [Table] {
+                try reader.read { t in
+                    try zip(mappings, ["view", "f"]).map { Table(mappings: $0, contents: try t.viewContents(named: $1)) }
+                }
+            }
+            func commitsMeanwhile(_ task: ViewRegistrationTask) throws {
+                var rng = SeededGenerator(seed: 12)
+                while !task.isFinished {
+                    try writer.readWrite { t in
+                        try t.setObject(Item.encode(group: "b", rank: Int.random(in: 0 ..< 100, using: &rng)),
+                                        forKey: String(format: "k%05d", Int.random(in: 0 ..< 3_000, using: &rng)),
+                                        inCollection: "items", metadata: nil)
+                    }
+                }
+                _ = try task.wait()
+            }
+            for step in 0 ..< 2 {
+                let old = try tables()
+                let reports = Locked(0)
+                let task: ViewRegistrationTask
+                if step == 0 {
+                    let (grouping, sorting) = Self.definition(.keyDescending, .byGroup, keyed: keyed)
+                    task = try database.setViewDefinitionAsync(name: "view", grouping: grouping, sorting: sorting,
+                                                               versionTag: "1", progress: { _ in reports.mutate { $0 += 1 } })
+                } else {
+                    let low = ViewFilter(flavour: .object) { _, row in Item.rank(row.object) < 50 }
+                    task = try database.setFilterAsync(low, versionTag: "low", forView: "f",
+                                                       progress: { _ in reports.mutate { $0 += 1 } })
+                }
+                try commitsMeanwhile(task)
+                XCTAssertGreaterThan(reports.value, 0)
+                let notifications = try reader.beginLongLivedReadTransaction()
+                XCTAssertFalse(notifications.contains { n in
+                    ["view", "f"].contains { n.viewLog(named: $0)?.entries.contains(.reset) ?? false }
+                }, "step \(step) keyed \(keyed)")
+                let changesets = try mappings.map { try $0.changes(for: notifications) }
+                let new = try tables()
+                for (index, changeset) in changesets.enumerated() {
+                    let applied = try BatchUpdate(changeset).apply(to: old[index])
+                    XCTAssertTrue(applied == new[index], "step \(step) view \(index) keyed \(keyed)")
+                    try BatchUpdate<Int64>.check(steps: changeset.steps(), from: old[index], to: new[index],
+                                                 naming: BatchUpdate<Int64>.rowid)
+                }
+            }
+            XCTAssertEqual(try reader.read { try $0.view("view").versionTag }, "1")
+        }
+    }
+
     static func seeds(_ base: UInt64, _ count: Int) -> [UInt64] {
         if let only = ProcessInfo.processInfo.environment["YDB_SEED"], let seed = UInt64(only) { return [seed] }
         return (0 ..< UInt64(count)).map { base + $0 }

@@ -78,6 +78,10 @@ public final class ViewRegistrationTask: @unchecked Sendable {
 
     /// Row changes of the commits since it began recording (see `PendingRegistrations`).
     var recorded: [(snapshot: UInt64, rows: [Int64: RowChangeKind])] = []
+    /// A new definition of a registered view set in the background
+    /// (`setViewDefinitionAsync`, `setFilterAsync`): its install logs what
+    /// changed, as `setViewDefinition` does, instead of a reset.
+    var logsDifference = false
 
     init(view: View, name: String, writeGate: WriteGate, progress: (@Sendable (ViewRegistrationProgress) -> Bool)?,
          completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?) {
@@ -416,10 +420,12 @@ extension Database {
     package func registerViewAsync(
         _ view: View, name: String,
         continuing progress: (@Sendable (ViewRegistrationProgress) -> Bool)?,
-        completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?
+        completion: (@Sendable (Result<ViewRegistrationOutcome, YDBError>) -> Void)?,
+        logsDifference: Bool = false
     ) throws -> ViewRegistrationTask {
         let task = ViewRegistrationTask(view: view, name: name, writeGate: writeGate, progress: progress,
                                         completion: completion)
+        task.logsDifference = logsDifference
         do {
             try validateName(name, "view name")
             try checkOpen()

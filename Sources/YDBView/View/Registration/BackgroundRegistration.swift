@@ -211,7 +211,7 @@ final class BackgroundRegistration {
                 let changes = database.registrations.takeChanges(of: task, after: seen, through: transaction.snapshot,
                                                                  finally: true)
                 storage = try transaction.installPopulation(view, name: name, outcome: outcome, built: built,
-                                                            changes: changes)
+                                                            changes: changes, logsDifference: task.logsDifference)
                 if let storage { database.registrations.beginStoring(storage) }
                 try task.checkStop()
                 return ((), commit: true)

@@ -169,15 +169,18 @@ extension ReadWriteTransaction {
     /// and until then it is stored as stale, so that a view left half
     /// stored (a crash, a close) is repopulated when next registered.
     func installPopulation(_ view: View, name: String, outcome: ViewRegistrationOutcome, built: ViewWriter,
-                           changes: [Int64: RowChangeKind]) throws -> Int64? {
+                           changes: [Int64: RowChangeKind], logsDifference: Bool = false) throws -> Int64? {
         release(view, when: .rolledBack)
         return try extensionWork {
             // Another kind may have taken the name while this one populated.
             try refuseNameOfOtherKind(name, registering: ViewInstance.self, as: "view")
             let writer = try writerToPopulate(view, name: name, storedLater: true)
             if let id = writer.instance.storageID { try ViewStorage.setFresh(false, id: id, handle) }
-            try writer.adopt(built, storing: false, writeContext)
-            try writer.catchUp(changes, writeContext)
+            func adopt() throws {
+                try writer.adopt(built, storing: false, writeContext)
+                try writer.catchUp(changes, writeContext)
+            }
+            if logsDifference { try writer.loggingDifference(adopt) } else { try adopt() }
             writer.instance.registration = outcome
             installWriter(writer)
             try followParent(name, reordered: true)

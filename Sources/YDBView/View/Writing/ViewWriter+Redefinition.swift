@@ -7,13 +7,21 @@ extension ViewWriter {
     /// Replaces grouping/sorting/tag and repopulates, in the same
     /// transaction and storage; logs the difference (`logDifference`).
     func redefine(_ view: View, _ context: ExtensionWriteContext) throws {
-        let old = state
-        let logged = entries, created = loggedCreated, reset = wasReset
         takeDefinition(view)
-        try repopulate(context)
-        // The population logged a reset and every row: replaced by what changed.
+        try loggingDifference { try repopulate(context) }
+    }
+
+    /// Runs `rebuild`, which replaces the view's contents (a population,
+    /// or an asynchronous one adopted), and logs the difference from the
+    /// view before it instead of what `rebuild` logged (a reset and every
+    /// row).
+    func loggingDifference(_ rebuild: () throws -> Void) rethrows {
+        let old = state
+        let logged = entries, created = loggedCreated, emptied = emptiedGroups, reset = wasReset
+        try rebuild()
         entries = logged
         loggedCreated = created
+        emptiedGroups = emptied
         wasReset = reset
         logDifference(from: old)
     }
