@@ -121,7 +121,7 @@ extension Database {
     /// query for the same view superseded this one before it ran, or the
     /// error (`.notFound`, a malformed query, `.closed`).
     public func search(_ query: String, inView view: String,
-                       completion: (@Sendable (Result<Bool, YDBError>) -> Void)? = nil) throws {
+                       completion: (@Sendable (Result<Bool, YDBError>) -> Void)?) throws {
         try validateName(view, "view name")
         try validateName(query, "query")
         guard let searches = follower(BackgroundSearches.self) else {
