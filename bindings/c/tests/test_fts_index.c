@@ -201,7 +201,8 @@ static int count_name(void *ctx, const char *name) {
 
 /* A stored index reopens without its callback; a new tag rebuilds it. */
 static void test_reopen_and_tags(void) {
-    char dir[] = "/tmp/ydbview-fts-XXXXXX", path[64], file[80];
+    /* In the working directory (ctest's: the build folder), removed after. */
+    char dir[] = "ydbview-fts-XXXXXX", path[64], file[80];
     static const char *const suffixes[] = {"", "-wal", "-shm"};
     fts_counter first = {0}, second = {0}, third = {0};
     ydb_database *db;
