@@ -107,7 +107,9 @@ def register_fts_index(database_handle: Any, name: str, columns: Iterable[str], 
     if not callable(extract):
         raise TypeError("extract must be callable")
     encoded = encode(name, "full-text index name")
-    column_names = list(columns) if not isinstance(columns, str) else columns
+    if isinstance(columns, str):
+        raise TypeError("columns must be an iterable of names, not one str")
+    column_names = list(columns)
     definition = _ffi.FtsIndexDefinitionStruct()
     definition.columns, definition.column_count = _names(column_names, "column")
     definition.extract = _EXTRACT_TRAMPOLINE
