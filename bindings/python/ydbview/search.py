@@ -133,10 +133,12 @@ def search(transaction: _Transaction, index: str, query: str, limit: Optional[in
     """``ReadTransaction.search``: every match, best first (at most ``limit``)."""
     most = 0 if limit is None else _count(limit, "limit")
     found: List[Match] = []
+    if limit == 0:
+        most = 1   # C's 0 is "all": ask for one, keep none (C still checks the query)
 
     def each(collection: bytes, key: bytes, rank: float) -> int:
         if limit == 0:
-            return 1   # C's 0 is "all": stop at once, after C checked the query
+            return 1
         found.append(Match(decode(collection), decode(key), rank))
         return 0
 
