@@ -2160,6 +2160,214 @@ int ydb_changeset_step_count(const ydb_changeset *changeset, size_t *out_count);
 int ydb_changeset_step(const ydb_changeset *changeset, size_t index,
                        ydb_edit_step *out_step);
 
+/* ===========================================================================
+** FULL-TEXT INDEXES
+**
+** A full-text index finds rows by the words in them, with SQLite's FTS5. One
+** callback gives each row's text, column by column. Registered under a name
+** with ydb_fts_index_register, the index is kept up to date by every
+** read-write transaction, inside the same SQLite transaction as the rows
+** (a rollback leaves no trace of it), and any transaction searches it by
+** name: a read transaction as of its snapshot, a read-write one with its
+** own writes. Views and full-text indexes share one namespace: registering
+** a name the other kind holds gives YDB_INVALID_ARGUMENT.
+** docs/full-text-index.md tells the rest.
+**
+**     static int note_text(void *ctx, ydb_txn *txn, const ydb_view_row *row,
+**                          ydb_fts_columns *columns) {
+**         const struct note *note = row->object;
+**         (void)ctx; (void)txn;
+**         ydb_fts_columns_set(columns, 0, note->title, strlen(note->title));
+**         return ydb_fts_columns_set(columns, 1, note->body, strlen(note->body));
+**     }
+**     static int print_match(void *ctx, const char *collection, const char *key,
+**                            double rank) {
+**         (void)ctx;
+**         printf("%s/%s %f\n", collection, key, rank);
+**         return 0;                                  -- nonzero stops
+**     }
+**     static const char *const note_columns[] = { "title", "body" };
+**     ydb_fts_index_definition def = YDB_FTS_INDEX_DEFINITION_INIT;
+**     def.columns = note_columns;   def.column_count = 2;
+**     def.extract = note_text;      def.extract_flavour = YDB_FLAVOUR_OBJECT;
+**     def.version_tag = "1";
+**     ydb_fts_index_register(db, "notes", &def, NULL, NULL, NULL);
+**     ...
+**     ydb_txn_search(txn, "notes", "swift AND title: sqlite", 20, print_match, NULL);
+**
+** Queries.  `query` is an FTS5 MATCH expression: words, "phrases", AND, OR,
+**   NOT, prefix*, column filters (title: word), NEAR(a b, 5). One FTS5
+**   cannot parse (or naming a column the index lacks) gives
+**   YDB_INVALID_ARGUMENT with FTS5's reason; an empty or blank query matches
+**   nothing. A name that is not a full-text index registered at the
+**   transaction's snapshot gives YDB_NOTFOUND. As views, an index cannot be
+**   searched from inside a view or extract callback (YDB_MISUSE).
+**
+** Ranks.  Each match's rank is FTS5's bm25() score: LOWER IS BETTER (the
+**   scores are negative), and results come best first, equal ranks in the
+**   order the rows were first stored.
+**
+** Stored.  An index is always stored in the database. Registering it again
+**   with the same version tag, columns and tokenizer calls nothing --
+**   unless it is stale: rows changed while it was not registered, as for
+**   a view ("Stale views" above). Other SQLite clients may read its table
+**   but must never write it.
+** ======================================================================== */
+
+/*
+** Where an extract callback writes a row's text. Opaque; valid only during
+** the callback that received it.
+*/
+typedef struct ydb_fts_columns ydb_fts_columns;
+
+/*
+** ydb_fts_columns_set gives column `column` (its position in the
+** definition's `columns`, from 0) the text of the row being indexed:
+** `length` bytes of UTF-8 at `text`, copied (no NUL is needed at the end;
+** NULL with length 0 is the empty text). The last call for a column wins;
+** a column never set is empty, and a callback that sets none leaves the row
+** out of the index. A column past the last, text that is not valid UTF-8 or
+** holds a NUL byte, or NULL text with a nonzero length gives
+** YDB_INVALID_ARGUMENT and makes the callback fail, whatever it returns. A
+** handle used after its callback returned, or on another thread, gives
+** YDB_MISUSE.
+*/
+int ydb_fts_columns_set(ydb_fts_columns *columns, size_t column,
+                        const char *text, size_t length);
+
+/*
+** The extract callback: give the row's text with ydb_fts_columns_set (or
+** none, to leave the row out), return 0; nonzero = failure: the write or
+** registration that ran it fails with YDB_CALLBACK_FAILED, "full-text index
+** 'NAME': extract callback failed ...", and poisons its transaction, as a
+** view callback's failure does. It runs when a row of an allowed collection
+** is inserted and, as the invoke options say, when one changes. `txn` and
+** `row` are as for a view's grouping callback ("Reading other rows").
+*/
+typedef int (*ydb_fts_extract_fn)(void *ctx, ydb_txn *txn,
+                                  const ydb_view_row *row,
+                                  ydb_fts_columns *columns);
+
+/*
+** A full-text index's definition, read only during the call it is passed to
+** (strings and arrays are copied). Start from YDB_FTS_INDEX_DEFINITION_INIT
+** (or ydb_fts_index_definition_init()) and set the fields:
+**
+**   struct_size         sizeof(ydb_fts_index_definition), set by the macro
+**                       and the function (see "Structs" at the top); at
+**                       least YDB_FTS_INDEX_DEFINITION_MIN_SIZE
+**   columns             column_count FTS5 column names, at least one: ASCII
+**                       letters, digits and '_', not starting with a digit,
+**                       distinct ignoring case; rank, rowid, oid, _rowid_
+**                       and names starting with ydb_ are reserved
+**   extract             the extract callback (required)
+**   extract_flavour     YDB_FLAVOUR_* (default YDB_FLAVOUR_ROW)
+**   extract_invoke      YDB_INVOKE_* bits (default YDB_INVOKE_DEFAULT)
+**   version_tag         change it whenever the callback changes what it
+**                       gives: an index stored with the same tag is used as
+**                       it is, a different tag rebuilds it (NULL = "")
+**   allowed_collections when not NULL, an array of
+**                       allowed_collection_count collection names: only rows
+**                       of these collections are ever indexed
+**   tokenizer           FTS5's tokenize option, e.g. "porter unicode61" or
+**                       "unicode61 tokenchars '-_'" (NULL: "unicode61
+**                       remove_diacritics 2"): printable ASCII without '"'
+**                       or ';'. One FTS5 does not know gives
+**                       YDB_INVALID_ARGUMENT when registering.
+*/
+typedef struct ydb_fts_index_definition {
+    size_t struct_size;
+    const char *const *columns;
+    size_t column_count;
+    ydb_fts_extract_fn extract;
+    int extract_flavour;
+    unsigned int extract_invoke;
+    const char *version_tag;
+    const char *const *allowed_collections;
+    size_t allowed_collection_count;
+    const char *tokenizer;
+} ydb_fts_index_definition;
+
+#define YDB_FTS_INDEX_DEFINITION_INIT                             \
+    { sizeof(ydb_fts_index_definition), NULL, 0, NULL,            \
+      YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 0, NULL }
+
+/* The smallest struct_size accepted: ydb_fts_index_definition's first
+** version, the members up to and including tokenizer. */
+#define YDB_FTS_INDEX_DEFINITION_MIN_SIZE                         \
+    (offsetof(ydb_fts_index_definition, tokenizer) + sizeof(const char *))
+
+/* ydb_fts_index_definition_init fills *definition with the defaults above,
+** struct_size included; like ydb_view_definition_init it writes the whole
+** struct as the LIBRARY knows it. */
+int ydb_fts_index_definition_init(ydb_fts_index_definition *definition);
+
+/*
+** ydb_fts_index_register registers a full-text index under `name` (any
+** UTF-8 text no view holds), in a read-write transaction of its own,
+** waiting while another connection writes, and stores in *out_outcome (may
+** be NULL; 0 on failure) how it was built: YDB_VIEW_BUILT (new: every
+** allowed row indexed), YDB_VIEW_LOADED (stored, or registered, with the
+** same version tag, columns and tokenizer, and fresh: no callback ran),
+** YDB_VIEW_REBUILT_NEW_TAG (stored with another tag, columns or tokenizer)
+** or YDB_VIEW_REBUILT_STALE (rows changed while it was not registered).
+** Registering a name again replaces its definition.
+**
+** ctx and destroy: as for ydb_view_register -- destroy is called with ctx
+** exactly once, when the index stops using the callback
+** (ydb_fts_index_unregister, a later registration of the name,
+** ydb_database_close), or before this returns when it fails. A failing
+** callback gives YDB_CALLBACK_FAILED and registers nothing. A read-write
+** transaction open on this thread gives YDB_MISUSE.
+*/
+int ydb_fts_index_register(ydb_database *db, const char *name,
+                           const ydb_fts_index_definition *definition,
+                           void *ctx, ydb_destructor_fn destroy,
+                           int *out_outcome);
+
+/*
+** ydb_fts_index_unregister unregisters the index and drops its tables (also
+** when it is stored but not registered); its destructor runs. A name that
+** is not a full-text index is left alone (YDB_OK).
+*/
+int ydb_fts_index_unregister(ydb_database *db, const char *name);
+
+/*
+** ydb_fts_index_enumerate_registered calls `callback` with the name of each
+** full-text index registered as of the latest snapshot, in ascending (UTF-8
+** byte) order.
+*/
+int ydb_fts_index_enumerate_registered(ydb_database *db, ydb_name_fn callback,
+                                       void *ctx);
+
+/*
+** ydb_txn_search calls `callback` with each row of index `index` matching
+** `query` (see "Queries"), best first (see "Ranks"), at most `limit` of
+** them (0: all): its collection and key, borrowed for the call, and its
+** rank. Return 0 to go on, nonzero to stop. The callback runs as an
+** enumeration's body (see "Callbacks and re-entrancy").
+*/
+typedef int (*ydb_fts_match_fn)(void *ctx, const char *collection,
+                                const char *key, double rank);
+int ydb_txn_search(ydb_txn *txn, const char *index, const char *query,
+                   size_t limit, ydb_fts_match_fn callback, void *ctx);
+
+/*
+** ydb_txn_search_snippet stores in *out_snippet (owned: ydb_free) FTS5's
+** snippet() of row (collection, key) for `query`: a few words of `column`
+** (NULL: the column that matches best) around the words found, each found
+** word between `before` and `after`, `ellipsis` where text is left out, at
+** most `tokens` words (1 to 64, else YDB_INVALID_ARGUMENT). NULL `before`,
+** `after` or `ellipsis` is the empty string. A row that does not exist or
+** does not match gives YDB_NOTFOUND (and NULL); a column the index lacks
+** gives YDB_INVALID_ARGUMENT.
+*/
+int ydb_txn_search_snippet(ydb_txn *txn, const char *index, const char *query,
+                           const char *collection, const char *key,
+                           const char *column, const char *before,
+                           const char *after, const char *ellipsis,
+                           int tokens, char **out_snippet);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

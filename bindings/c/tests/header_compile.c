@@ -13,7 +13,9 @@ static int header_definition_check(void) {
     ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
     ydb_view_row row = {NULL, NULL, NULL, 0, NULL, 0};
     ydb_range_options range = YDB_RANGE_OPTIONS_INIT;
-    return def.persistent + (int)row.object_size + range.kind + (int)YDB_VIEW_DEFINITION_MIN_SIZE;
+    ydb_fts_index_definition fts = YDB_FTS_INDEX_DEFINITION_INIT;
+    return def.persistent + (int)row.object_size + range.kind + (int)YDB_VIEW_DEFINITION_MIN_SIZE +
+           fts.extract_flavour + (int)YDB_FTS_INDEX_DEFINITION_MIN_SIZE;
 }
 
 /* Referencing every function makes the compiler check each declaration. */
@@ -167,6 +169,13 @@ int header_compile_check(void) {
     (void)&ydb_changeset_row_collection;
     (void)&ydb_changeset_row_key;
     (void)&ydb_changeset_row;
+    (void)&ydb_fts_columns_set;
+    (void)&ydb_fts_index_definition_init;
+    (void)&ydb_fts_index_register;
+    (void)&ydb_fts_index_unregister;
+    (void)&ydb_fts_index_enumerate_registered;
+    (void)&ydb_txn_search;
+    (void)&ydb_txn_search_snippet;
     return YDB_OK + YDB_ERROR + YDB_MISUSE + YDB_INVALID_ARGUMENT +
            YDB_NOTFOUND + YDB_CLOSED + YDB_BUSY + YDB_SQLITE +
            YDB_CALLBACK_FAILED + YDB_MISMATCH + YDB_CORRUPT +

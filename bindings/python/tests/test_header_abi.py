@@ -46,6 +46,7 @@ NOT_WRAPPED = {
 #: Constants of the header Python has no counterpart of, each with why.
 NOT_IN_PYTHON = {
     "YDB_VIEW_DEFINITION_MIN_SIZE",   # Python always passes its whole struct
+    "YDB_FTS_INDEX_DEFINITION_MIN_SIZE",  # likewise
     "YDB_RANGE_MAX_OFFSET",           # Python lets C refuse larger offsets
 }
 

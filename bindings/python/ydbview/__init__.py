@@ -14,7 +14,8 @@ Python bindings (ctypes) to libydbview.so::
 See ``Database``, ``Connection``, ``ReadTransaction``,
 ``ReadWriteTransaction`` and ``CommitNotification``; views
 (``Database.register_view``, ``ReadTransaction.view``), ``Mappings`` and
-``Changeset``.
+``Changeset``; full-text indexes (``Database.register_fts_index``,
+``ReadTransaction.search``).
 """
 
 from ._ffi import library_path, version as library_version, version_number as library_version_number
@@ -59,6 +60,7 @@ from .mappings import (
     ViewRowChange,
     ViewSectionChange,
 )
+from .search import Match
 from .sortkeys import desc, sort_key
 from .views import (
     Flavour,
@@ -91,6 +93,7 @@ __all__ = [
     "MoveRowStep",
     "ReloadRowStep",
     "Flavour",
+    "Match",
     "RegistrationOutcome",
     "Grouping",
     "IndexPath",

@@ -107,6 +107,10 @@ class ChangesetPointer(_Handle):
     """``ydb_changeset *``."""
 
 
+class FtsColumnsPointer(_Handle):
+    """``ydb_fts_columns *``."""
+
+
 # Callback types (see include/ydbview.h).
 NAME_FN = CFUNCTYPE(c_int, c_void_p, c_char_p)
 ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t)
@@ -151,6 +155,10 @@ GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p)
 GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_char_p)
 REGISTRATION_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
 REGISTRATION_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
+# Full-text indexes: the extract callback (ctx, txn, row, columns), with
+# addresses as a grouping's, and a search's match (ctx, collection, key, rank).
+FTS_EXTRACT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
+FTS_MATCH_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_double)
 
 
 class _SizedStructure(Structure):
@@ -180,6 +188,23 @@ class ViewDefinitionStruct(_SizedStructure):
         ("sort_key", SORT_KEY_FN),
         ("grouping_batch", GROUPING_BATCH_FN),
         ("sort_key_batch", SORT_KEY_BATCH_FN),
+    ]
+
+
+class FtsIndexDefinitionStruct(_SizedStructure):
+    """``ydb_fts_index_definition``."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("columns", POINTER(c_char_p)),
+        ("column_count", c_size_t),
+        ("extract", FTS_EXTRACT_FN),
+        ("extract_flavour", c_int),
+        ("extract_invoke", c_uint),
+        ("version_tag", c_char_p),
+        ("allowed_collections", POINTER(c_char_p)),
+        ("allowed_collection_count", c_size_t),
+        ("tokenizer", c_char_p),
     ]
 
 
@@ -451,6 +476,17 @@ _SIGNATURES = {
     "ydb_changeset_row": (c_int, [ChangesetPointer, c_size_t, POINTER(RowChangeStruct)]),
     "ydb_changeset_step_count": (c_int, [ChangesetPointer, _size_out]),
     "ydb_changeset_step": (c_int, [ChangesetPointer, c_size_t, POINTER(EditStepStruct)]),
+    # full-text indexes
+    "ydb_fts_columns_set": (c_int, [FtsColumnsPointer, c_size_t, c_char_p, c_size_t]),
+    "ydb_fts_index_definition_init": (c_int, [POINTER(FtsIndexDefinitionStruct)]),
+    "ydb_fts_index_register": (
+        c_int, [DatabasePointer, c_char_p, POINTER(FtsIndexDefinitionStruct), c_void_p, DESTRUCTOR_FN, _int_out]),
+    "ydb_fts_index_unregister": (c_int, [DatabasePointer, c_char_p]),
+    "ydb_fts_index_enumerate_registered": (c_int, [DatabasePointer, NAME_FN, c_void_p]),
+    "ydb_txn_search": (c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, FTS_MATCH_FN, c_void_p]),
+    "ydb_txn_search_snippet": (
+        c_int, [TxnPointer, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_int,
+                _blob_out]),
 }
 
 

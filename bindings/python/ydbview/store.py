@@ -22,9 +22,10 @@ from ._text import decode, encode
 from ._values import Row
 from .errors import ObserverWarning, Status
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
+from .search import Match, register_fts_index, search, snippet
 from .serializers import BytesSerializer, Serializer, deserializer_of
-from .views import (RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter, register_async, setting_batch,
-                    view_definition)
+from .views import (FlavourLike, InvokeOptions, RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter,
+                    register_async, setting_batch, view_definition)
 
 __all__ = [
     "Database",
@@ -259,6 +260,40 @@ class Database(_Closeable):
         """Names of the registered views, in ascending order."""
         names: List[str] = []
         _enumerate(lib.ydb_view_enumerate_registered, self._handle, each=lambda name: names.append(decode(name)))
+        return names
+
+    # -- full-text indexes (ydbview.search) --
+
+    def register_fts_index(self, name: str, columns: Iterable[str], extract: Callable[..., Any], *,
+                           version_tag: str = "", flavour: FlavourLike = "row",
+                           invoke: Optional[InvokeOptions] = None, transaction: bool = False,
+                           allowed_collections: Optional[Iterable[str]] = None,
+                           tokenizer: Optional[str] = None) -> RegistrationOutcome:
+        """Registers full-text index ``name`` over FTS5 ``columns``:
+        ``extract(row)`` returns a dict of column to str, or None to leave
+        the row out (``transaction=True``: ``extract(txn, row)``). Views and
+        indexes share one namespace. An index stored with the same
+        ``version_tag`` (and columns and tokenizer) is loaded, calling
+        nothing, unless rows changed while it was not registered; otherwise
+        every allowed row is indexed. Returns a ``RegistrationOutcome``
+        saying which happened. ``tokenizer`` is FTS5's tokenize option
+        (None: ``unicode61 remove_diacritics 2``). See ``ydbview.search``."""
+        return register_fts_index(self._handle, name, columns, extract, version_tag=version_tag, flavour=flavour,
+                                  invoke=invoke, transaction=transaction, allowed_collections=allowed_collections,
+                                  tokenizer=tokenizer, serializer=self.serializer,
+                                  metadata_serializer=self.metadata_serializer, lend=self._lender())
+
+    def unregister_fts_index(self, name: str) -> None:
+        """Unregisters full-text index ``name`` and drops its tables (a name
+        that is not one is ignored); its callback is released."""
+        _check(lib.ydb_fts_index_unregister(self._handle, encode(name, "full-text index name")))
+
+    @property
+    def registered_fts_indexes(self) -> List[str]:
+        """Names of the registered full-text indexes, in ascending order."""
+        names: List[str] = []
+        _enumerate(lib.ydb_fts_index_enumerate_registered, self._handle,
+                   each=lambda name: names.append(decode(name)))
         return names
 
 
@@ -589,6 +624,24 @@ class ReadTransaction:
         flag = c_int()
         _check(lib.ydb_view_is_registered(self._handle, encode(name, "view name"), byref(flag)))
         return bool(flag.value)
+
+    # -- full-text indexes --
+
+    def search(self, index: str, query: str, limit: Optional[int] = None) -> List[Match]:
+        """The rows of full-text index ``index`` matching FTS5 ``query``,
+        best (lowest bm25 rank) first, at most ``limit``; a blank query
+        matches nothing. Sees this transaction's own writes."""
+        return search(self, index, query, limit)
+
+    def snippet(self, index: str, query: str, collection: str, key: str, *, column: Optional[str] = None,
+                before: str = "<b>", after: str = "</b>", ellipsis: str = "\u2026",
+                tokens: int = 16) -> Optional[str]:
+        """FTS5's snippet of row (collection, key) for ``query``: up to
+        ``tokens`` words (1 to 64) of ``column`` (None: the best one), the
+        words found between ``before`` and ``after``; None when the row does
+        not match."""
+        return snippet(self, index, query, collection, key, column=column, before=before, after=after,
+                       ellipsis=ellipsis, tokens=tokens)
 
 
 class ReadWriteTransaction(ReadTransaction):

@@ -124,7 +124,7 @@ enum Schema {
                     """)
             }
             // Rows changed by another program since this library's last commit:
-            // no stored view saw them.
+            // no stored extension (view, full-text index) saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {
                 try markEveryStoredExtensionStale(handle)
                 try handle.execute("""
