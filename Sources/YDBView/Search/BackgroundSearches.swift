@@ -81,11 +81,11 @@ final class BackgroundSearches: CommitFollower, @unchecked Sendable {   // state
     /// Finds the matches, then applies them; false when superseded.
     private func run(_ query: String, forView view: String, _ database: Database) throws -> Bool {
         let (snapshot, matches) = try database.withInternalConnection { connection in
-            try connection.read { t -> (UInt64, [Int64: Double]) in
+            try connection.read { t -> (UInt64, Set<Int64>) in
                 guard let search = t.viewInstance(named: view)?.definition.filtering?.search else {
                     throw YDBError(.notFound, "no search view named '\(view)' is registered")
                 }
-                return (t.snapshot, try t.fullTextMatches(index: search.index, query: query))
+                return (t.snapshot, try t.access(.readViews) { try t.fullTextMatchingRowids(index: search.index, query: query) })
             }
         }
         if isSuperseded(view) { return false }

@@ -76,6 +76,19 @@ extension ReadTransaction {
         return found
     }
 
+    /// The rowids of every row matching `query`, without their ranks (bm25
+    /// costs a computation per match). The same rules as `fullTextMatches`.
+    package func fullTextMatchingRowids(index: String, query: String) throws -> Set<Int64> {
+        let instance = try fullTextIndex(index)
+        guard let query = try usable(query) else { return [] }
+        let select = try handle.statement(instance.sql.matchingRowids)
+        defer { select.reset() }
+        select.bind(1, query)
+        var found = Set<Int64>()
+        while try stepQuery(select, query) { found.insert(select.int64(0)) }
+        return found
+    }
+
     /// Whether row `rowid` matches `query`: one FTS5 lookup, not a scan.
     /// The same rules as `fullTextMatches`.
     package func fullTextRowMatches(index: String, query: String, rowid: Int64) throws -> Bool {

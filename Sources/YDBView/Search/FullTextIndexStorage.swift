@@ -87,6 +87,8 @@ final class FullTextIndexSQL: Sendable {
     let search: String
     /// Every match of ?1: rowid and rank.
     let matches: String
+    /// Every match of ?1, rowid only (no rank to compute: a search view's new query).
+    let matchingRowids: String
     /// Whether row ?2 matches ?1.
     let rowMatches: String
     /// The snippet of row ?2 for ?1: column ?3 (-1: the best), ?4 before
@@ -108,6 +110,7 @@ final class FullTextIndexSQL: Sendable {
                 WHERE \(table) MATCH ?1 ORDER BY 3, \(table).rowid LIMIT ?2
             """
         matches = "SELECT rowid, bm25(\(table)) FROM \(table) WHERE \(table) MATCH ?1"
+        matchingRowids = "SELECT rowid FROM \(table) WHERE \(table) MATCH ?1"
         rowMatches = "SELECT 1 FROM \(table) WHERE rowid = ?2 AND \(table) MATCH ?1"
         snippet = "SELECT snippet(\(table), ?3, ?4, ?5, ?6, ?7) FROM \(table) WHERE rowid = ?2 AND \(table) MATCH ?1"
     }

@@ -68,7 +68,7 @@ extension ReadWriteTransaction {
         try validateName(view.parent, "parent view name")
         try validateName(view.index, "full-text index name")
         // Refuses an unknown index before anything is built.
-        _ = try fullTextMatches(index: view.index, query: "")
+        _ = try fullTextMatchingRowids(index: view.index, query: "")
         let parent = try filteredViewParent(view.parent, of: name)
         let search = SearchQuery(index: view.index, query: view.query)
         let definition = Filtering.view(over: parent.definition, named: view.parent, filter: search.filter,
@@ -88,7 +88,7 @@ extension ReadWriteTransaction {
     /// `setSearchQuery` with the matches already found at this transaction's
     /// snapshot (a background search that read them before taking the
     /// write lock), or nil to find them now.
-    func setSearchQuery(_ query: String, forView name: String, matches: [Int64: Double]?) throws {
+    func setSearchQuery(_ query: String, forView name: String, matches: Set<Int64>?) throws {
         try extensionWork {
             try validateName(query, "query")
             guard let writer = viewWriter(named: name) else {
@@ -100,11 +100,11 @@ extension ReadWriteTransaction {
             let search = SearchQuery(index: current.index, query: query)
             guard search.tag != filtering.filterTag else { return }
             let parent = try filteredViewParent(filtering.parent, of: name)
-            let found = try matches ?? fullTextMatches(index: search.index, query: query)
+            let found = try matches ?? fullTextMatchingRowids(index: search.index, query: query)
             let view = Filtering.view(over: parent.definition, named: filtering.parent, filter: search.filter,
                                       filterTag: search.tag, search: search, isPersistent: false, releaseHook: nil)
             writer.takeDefinition(view)
-            try writer.refilter(over: parent.state, keeping: Set(found.keys), writeContext)
+            try writer.refilter(over: parent.state, keeping: found, writeContext)
             installWriter(writer)
             try followParent(name)
         }

@@ -18,12 +18,7 @@ extension ViewWriter {
             if parent.place(of: rowid).map({ !bytesEqual($0.group, place.group) }) ?? true { gone.append(rowid) }
             return true
         }
-        for rowid in gone {
-            guard let rowKey = try keys[rowid] ?? context.rows.rowKey(forRowid: rowid) else {
-                throw YDBError(.corrupt, "view '\(instance.name)' shows row \(rowid), which is missing")
-            }
-            try remove(rowid, rowKey, context)
-        }
+        try remove(gone, context)
         // One scan of the row table in rowid order (cheaper than looking the
         // parent's rows up one by one), skipping rows the parent does not show.
         let flavour = filtering.filter.flavour.union(definition.sorting.flavour)
@@ -53,12 +48,7 @@ extension ViewWriter {
             if !stays { gone.append(rowid) }
             return true
         }
-        for rowid in gone {
-            guard let rowKey = try keys[rowid] ?? context.rows.rowKey(forRowid: rowid) else {
-                throw YDBError(.corrupt, "view '\(instance.name)' shows row \(rowid), which is missing")
-            }
-            try remove(rowid, rowKey, context)
-        }
+        try remove(gone, context)
         // In the parent's order, so that runs of rows land where the last one did.
         var entering: [(group: String, index: Int, rowid: Int64)] = []
         for rowid in kept where !state.contains(rowid: rowid) {
@@ -66,15 +56,32 @@ extension ViewWriter {
             entering.append((group, index, rowid))
         }
         entering.sort { $0.group != $1.group ? $0.group < $1.group : $0.index < $1.index }
+        // With the parent's sort keys only the row's name is read.
+        let flavour: ViewFlavour = definition.sorting.usesSortKeys ? .key : definition.sorting.flavour
         var start = 0
         while start < entering.count {
             let batch = entering[start ..< min(start + RowReader.batchSize, entering.count)]
             start = batch.endIndex
-            let rows = try context.rows.loadRows(ArraySlice(batch.map(\.rowid)), definition.sorting.flavour)
+            let rows = try context.rows.loadRows(ArraySlice(batch.map(\.rowid)), flavour)
             for (entry, row) in zip(batch, rows) {
                 try insert(entry.rowid, row, into: entry.group, parentKey: parent.sortKey(of: entry.rowid), context)
             }
         }
+    }
+
+    /// Removes rows this view shows, their names read a batch at a time
+    /// (one statement per batch, not per row) unless the log knows them.
+    private func remove(_ rowids: [Int64], _ context: ExtensionWriteContext) throws {
+        let unnamed = rowids.filter { keys[$0] == nil }
+        var start = 0
+        while start < unnamed.count {
+            let batch = unnamed[start ..< min(start + RowReader.batchSize, unnamed.count)]
+            start = batch.endIndex
+            for (rowid, row) in zip(batch, try context.rows.loadRows(batch, .key)) {
+                keys[rowid] = RowKey(collection: row.collection, key: row.key)
+            }
+        }
+        for rowid in rowids { try remove(rowid, keys[rowid]!, context) }
     }
 
     /// Places a row the parent shows in `group`: by the parent's own sort
