@@ -13,8 +13,8 @@ Python bindings (ctypes) to libydbview.so::
 
 See ``Database``, ``Connection``, ``ReadTransaction``,
 ``ReadWriteTransaction`` and ``CommitNotification``; views
-(``Database.register_view``, ``ReadTransaction.view``), ``Mappings`` and
-``Changeset``.
+(``Database.register_view``, ``ReadTransaction.view``), filtered views
+(``Database.register_filtered_view``), ``Mappings`` and ``Changeset``.
 """
 
 from ._ffi import library_path, version as library_version, version_number as library_version_number
@@ -61,6 +61,7 @@ from .mappings import (
 )
 from .sortkeys import desc, sort_key
 from .views import (
+    Filtering,
     Flavour,
     Grouping,
     InvokeOptions,
@@ -72,6 +73,7 @@ from .views import (
     ViewTransaction,
     grouping,
     has_group_changes,
+    filtering,
     has_view_changes,
     sorting,
 )
@@ -90,6 +92,7 @@ __all__ = [
     "InsertRowStep",
     "MoveRowStep",
     "ReloadRowStep",
+    "Filtering",
     "Flavour",
     "RegistrationOutcome",
     "Grouping",
@@ -106,6 +109,7 @@ __all__ = [
     "ViewSectionChange",
     "ViewRegistration",
     "ViewTransaction",
+    "filtering",
     "grouping",
     "has_group_changes",
     "has_view_changes",
