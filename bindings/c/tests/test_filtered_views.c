@@ -270,6 +270,18 @@ static const char *keys_of(ydb_changeset *cs, int type, dump_buffer *d) {
     return d->text;
 }
 
+/* The changeset's row changes of `type`. */
+static size_t count_of(ydb_changeset *cs, int type) {
+    size_t n = 0, count = 0;
+    CHECK_OK(ydb_changeset_row_change_count(cs, &count));
+    for (size_t i = 0; i < count; i++) {
+        int found = 0;
+        CHECK_OK(ydb_changeset_row_type(cs, i, &found));
+        if (found == type) n++;
+    }
+    return n;
+}
+
 static size_t change_count(ydb_changeset *cs) {
     size_t n = 999;
     CHECK_OK(ydb_changeset_row_change_count(cs, &n));
@@ -381,8 +393,7 @@ static void test_set_filter_changeset(void) {
 
 static int sort_by_suffix_descending(void *ctx, ydb_txn *txn, const char *group, const ydb_view_row *a,
                                      const ydb_view_row *b, int *out_order) {
-    int rc = sort_by_suffix(ctx, txn, group, b, a, out_order);
-    return rc;
+    return sort_by_suffix(ctx, txn, group, b, a, out_order);
 }
 
 static void test_stacking(void) {
@@ -405,8 +416,7 @@ static void test_stacking(void) {
     CHECK_OK(register_filter(f.db, "low", "byGroup", "1", &low, KEEP_BELOW));
     CHECK_OK(register_filter(f.db, "lowEven", "low", "1", &even, KEEP_EVEN));
     CHECK(dump_is(f.writer, "lowEven", "g[k0 k2 k4 k6]"));
-    CHECK(strcmp((ydb_txn_begin_read(f.writer, &txn), dump_in(txn, "low", &d, 0)), "g[k0 k1 k2 k3 k4 k5 k6]") == 0);
-    ydb_txn_end(txn);
+    CHECK(dump_is(f.writer, "low", "g[k0 k1 k2 k3 k4 k5 k6]"));
 
     /* The middle filter changes: the view over it follows, in the same commit. */
     CHECK_OK(set_filter(f.writer, "low", "all", &all, KEEP_ALL));
@@ -430,7 +440,7 @@ static void test_stacking(void) {
     CHECK(change_count(cs) == 4);
     CHECK(strcmp(keys_of(cs, YDB_CHANGE_INSERT, &d), "") == 0);
     CHECK(strcmp(keys_of(cs, YDB_CHANGE_DELETE, &d), "") == 0);
-    CHECK(strlen(keys_of(cs, YDB_CHANGE_MOVE, &d)) == strlen("k0 k2 k4 k6")); /* four of the five */
+    CHECK(count_of(cs, YDB_CHANGE_MOVE) == 4);
     ydb_changeset_free(cs);
     ydb_mappings_free(m);
 
