@@ -1371,20 +1371,197 @@ int ydb_registration_free(ydb_registration *registration);
 ** ydb_view_set_definition changes the grouping and sorting of registered
 ** view `name` inside read-write transaction `txn`: with a version tag
 ** different from the view's, every row is regrouped and resorted, and this
-** commit's changeset shows the result as moves, inserts and deletes. With
-** the same tag nothing happens. Only the callbacks, flavours, invoke
-** options and version tag of `definition` are used (persistence and
-** allowed collections stay as registered).
+** commit's changeset shows only what changed: rows that leave the view or
+** change group (deletes, moves), rows that enter it (inserts), and within a
+** group only the moves needed to reach the new order -- the rows outside a
+** longest run that keeps its old order move, the others stay. A re-sort is
+** never a reset: a table showing the view animates it. Views filtered over
+** `name` (see "Filtered views" below) follow in the same transaction, their
+** changesets shown the same way. With the same tag nothing happens. Only
+** the callbacks, flavours, invoke options and version tag of `definition`
+** are used (persistence and allowed collections stay as registered).
 **
 ** ctx and destroy: destroy is called exactly once -- when the view stops
 ** using these callbacks if the commit installed them; otherwise (rolled
 ** back, failed, or nothing changed: same tag, unknown view) when the
 ** transaction ends, or at once when the call fails before reaching the
-** engine (a NULL or read transaction, bad arguments). An unknown view gives YDB_NOTFOUND; a read transaction YDB_MISUSE.
+** engine (a NULL or read transaction, bad arguments). An unknown view gives
+** YDB_NOTFOUND; a read transaction YDB_MISUSE; a filtered view YDB_MISUSE
+** (its grouping and order are its parent's: change its filter with
+** ydb_view_set_filter, or its parent's definition). A refusal inside the
+** engine (unknown or filtered view) fails the transaction (see Writing).
 */
 int ydb_view_set_definition(ydb_txn *txn, const char *name,
                             const ydb_view_definition *definition, void *ctx,
                             ydb_destructor_fn destroy);
+
+/* ---------------------------------------------------------------------------
+** Filtered views
+**
+** A filtered view shows the rows of another registered view, its parent,
+** that a filter callback keeps: the parent's groups, in the parent's order,
+** without the rows the filter leaves out (YapDatabase's filtered view). For
+** every reader it is a view like any other -- ydb_view_* queries, mappings,
+** changesets, notifications -- and it may itself be the parent of another
+** filtered view.
+**
+**     static int unread(void *ctx, ydb_txn *txn, const char *group,
+**                       const ydb_view_row *row, int *out_keep) {
+**         (void)ctx; (void)txn; (void)group;
+**         *out_keep = row->object_size > 0 && ((const char *)row->object)[0] == 'u';
+**         return 0;
+**     }
+**     ydb_filter_definition def = YDB_FILTER_DEFINITION_INIT;
+**     def.filter = unread;   def.flavour = YDB_FLAVOUR_OBJECT;
+**     def.version_tag = "1";
+**     ydb_filtered_view_register(db, "unread", "messages", &def, NULL, NULL);
+**
+** Keeping up.  Every commit keeps a filtered view level with its parent, in
+**   the same transaction: a row the parent places is filtered when it is
+**   inserted, and again when a change to it triggers the invoke options of
+**   the filter or of the parent's grouping (the filter then sees the row's
+**   new group). ydb_view_set_definition on the parent, or registering the
+**   parent again, regroups and resorts the views filtered over it in the
+**   same transaction (a re-sort shows as moves); unregistering the parent
+**   unregisters them (and the views filtered over them). A filter that reads
+**   something outside its row -- other rows through `txn`, a setting of the
+**   program, the time -- is not re-run when that changes: touch the rows
+**   concerned (ydb_txn_touch_rows; ydb_txn_touch_group on the PARENT to
+**   re-filter a whole group, rows left out included), or set the filter
+**   again with a new tag.
+**
+** Version tags.  A persistent filtered view is stored with its own tag and
+**   its parent's: registered again with the same tag over a parent with the
+**   same tag, it loads as stored (no callback runs); either tag changed, it
+**   repopulates. ydb_view_version_tag of a filtered view answers both, as
+**   "TAG\x1Fover\x1FPARENT_TAG".
+** ------------------------------------------------------------------------ */
+
+/*
+** The filter callback: store in *out_keep a nonzero value to keep `row` --
+** which the parent view puts in `group` -- or 0 to leave it out; return 0.
+** *out_keep is 0 when the callback starts, so one that never writes it
+** leaves the row out. A nonzero return is a failure, as for every view
+** callback: the operation that ran it fails with YDB_CALLBACK_FAILED ("view
+** 'NAME': filter callback failed ..."). `row` is narrowed to the filter's
+** flavour; `txn`: as for the grouping callback (see "Reading other rows").
+*/
+typedef int (*ydb_filter_fn)(void *ctx, ydb_txn *txn, const char *group,
+                             const ydb_view_row *row, int *out_keep);
+
+/*
+** A filter's definition, read only during the call it is passed to (the
+** version tag is copied). Start from YDB_FILTER_DEFINITION_INIT and set the
+** fields:
+**
+**   struct_size   sizeof(ydb_filter_definition), set by the macro (see
+**                 "Structs" at the top)
+**   flavour       YDB_FLAVOUR_*: what the filter reads (default
+**                 YDB_FLAVOUR_ROW)
+**   invoke        YDB_INVOKE_* bits: which changes to a row run the filter
+**                 again (default YDB_INVOKE_DEFAULT, the flavour's; 0 =
+**                 on insert only, as for a view's callbacks)
+**   filter        the filter callback (required)
+**   version_tag   change it whenever the filter changes (NULL = "")
+**   persistent    nonzero (default): stored in the database and kept across
+**                 restarts; 0: in memory only. Used by
+**                 ydb_filtered_view_register only.
+*/
+typedef struct ydb_filter_definition {
+    size_t struct_size;
+    int flavour;
+    unsigned int invoke;
+    ydb_filter_fn filter;
+    const char *version_tag;
+    int persistent;
+} ydb_filter_definition;
+
+#define YDB_FILTER_DEFINITION_INIT                                \
+    { sizeof(ydb_filter_definition), YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, \
+      NULL, NULL, 1 }
+
+/*
+** ydb_filtered_view_register registers view `name` (any UTF-8 text) as the
+** rows of registered view `parent` that `definition`'s filter keeps, in a
+** read-write transaction of its own, as ydb_view_register registers a view:
+** populated from the parent's rows (one filter call per row), or loaded as
+** stored (see "Version tags" above); ydb_view_registration_outcome says
+** which. Registering a name again replaces its definition. The commit's
+** notification carries the view's changes, so mappings over it get a
+** changeset.
+**
+** Refused: a parent that is not registered (YDB_NOTFOUND); a parent that is
+** `name` itself or is filtered, directly or through others, over `name` (a
+** cycle: YDB_INVALID_ARGUMENT); a failing filter (YDB_CALLBACK_FAILED:
+** nothing is registered); a read-write transaction open on this thread
+** (YDB_MISUSE, as for ydb_view_register); NULL, invalid UTF-8, a NULL
+** filter, a struct_size of 0 or smaller than the struct's, an unknown
+** flavour or invoke bit (YDB_INVALID_ARGUMENT); a bad handle (YDB_MISUSE).
+**
+** ctx and destroy: ctx is passed to the filter; destroy (may be NULL) is
+** called with it EXACTLY ONCE: when the view stops using this filter
+** (ydb_view_unregister of the view or of a view it is filtered over, a
+** later registration of `name`, a committed ydb_view_set_filter,
+** ydb_database_close) -- or, when this fails, before it returns.
+*/
+int ydb_filtered_view_register(ydb_database *db, const char *name,
+                               const char *parent,
+                               const ydb_filter_definition *definition,
+                               void *ctx, ydb_destructor_fn destroy);
+
+/*
+** ydb_view_set_filter replaces the filter of filtered view `name` inside
+** read-write transaction `txn`. With a version tag different from the
+** filter's, it runs the new filter once on each of the parent's rows; the
+** rows it keeps that the old filter left out are inserted, and the rows it
+** leaves out that the old one kept are removed: this commit's changeset
+** shows exactly the rows that enter and leave (a row that stays is neither
+** moved nor updated). Views filtered over `name` follow in the same
+** transaction. With the same tag nothing happens. Only the flavour, invoke
+** options, filter and version tag of `definition` are used (persistence
+** stays as registered). If the transaction rolls back the view keeps its
+** old filter.
+**
+** Refused: an unknown view (YDB_NOTFOUND), a view that is not a filtered
+** view (YDB_MISUSE: use ydb_view_set_definition), a read transaction
+** (YDB_MISUSE), bad arguments as for ydb_filtered_view_register. A failing
+** filter gives YDB_CALLBACK_FAILED. A refusal or failure inside the engine
+** (unknown or unfiltered view, failing filter) fails the transaction: its
+** commit rolls back everything (see Writing).
+**
+** ctx and destroy: as for ydb_view_set_definition -- destroy is called
+** exactly once: when the view stops using this filter if the commit
+** installed it; otherwise (rolled back, failed, or nothing changed) when
+** the transaction ends, or at once when the call fails before reaching the
+** engine (a NULL or read transaction, bad arguments).
+*/
+int ydb_view_set_filter(ydb_txn *txn, const char *name,
+                        const ydb_filter_definition *definition, void *ctx,
+                        ydb_destructor_fn destroy);
+
+/*
+** ydb_txn_touch_rows touches the rows of `collection` named by the `count`
+** keys in `keys` (object and metadata), as ydb_txn_touch_row does each:
+** observers see them updated, and every view runs its callbacks on them
+** again where its invoke options include YDB_INVOKE_*_TOUCHED (the default
+** of every flavour but YDB_FLAVOUR_KEY; a filtered view's filter runs when
+** its own options or its parent's grouping's do) -- so a filter whose answer
+** depends on something outside the row answers anew. Missing rows are
+** ignored; `keys` may be NULL when `count` is 0. If any key is NULL or
+** invalid UTF-8, nothing is touched (YDB_INVALID_ARGUMENT).
+*/
+int ydb_txn_touch_rows(ydb_txn *txn, const char *collection,
+                       const char *const *keys, size_t count);
+
+/*
+** ydb_txn_touch_group touches, as ydb_txn_touch_rows does, every row that
+** view `view` shows in `group` as of this transaction: a whole group
+** re-evaluated without changing its rows. To re-filter rows a filtered
+** view leaves out, touch the group of its parent. A group the view does not
+** have touches nothing (YDB_OK); an unknown view gives YDB_NOTFOUND and, as
+** a refusal inside the engine, fails the transaction (see Writing).
+*/
+int ydb_txn_touch_group(ydb_txn *txn, const char *view, const char *group);
 
 /* ---------------------------------------------------------------------------
 ** Querying a view (read and read-write transactions)

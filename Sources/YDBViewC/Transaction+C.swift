@@ -319,15 +319,20 @@ public func ydb_txn_remove_objects(_ handle: OpaquePointer?, _ collection: Unsaf
     run {
         let transaction = try writer(try usableTxn(handle))
         let collectionName = try string(collection, "collection")
-        let total = try count(keyCount, "count")
-        var names: [String] = []
-        if total > 0 {
-            guard let keys else { throw YDBError(.invalidArgument, "keys is NULL but count is \(keyCount)") }
-            names.reserveCapacity(total)
-            for index in 0..<total { names.append(try string(keys[index], "keys[\(index)]")) }
-        }
-        try transaction.removeObjects(forKeys: names, inCollection: collectionName)
+        try transaction.removeObjects(forKeys: try keyNames(keys, keyCount), inCollection: collectionName)
     }
+}
+
+/// The `count` keys of an array argument, every one checked before the
+/// caller acts on any (removing, touching): NULL only with a count of 0.
+func keyNames(_ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ keyCount: UInt) throws -> [String] {
+    let total = try count(keyCount, "count")
+    guard total > 0 else { return [] }
+    guard let keys else { throw YDBError(.invalidArgument, "keys is NULL but count is \(keyCount)") }
+    var names: [String] = []
+    names.reserveCapacity(total)
+    for index in 0..<total { names.append(try string(keys[index], "keys[\(index)]")) }
+    return names
 }
 
 @_cdecl("ydb_txn_remove_all_objects")

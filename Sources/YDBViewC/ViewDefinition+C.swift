@@ -50,6 +50,8 @@ func flavour(_ value: Int32, _ what: String) throws -> ViewFlavour {
     return flavour
 }
 
+/// YDB_INVOKE_DEFAULT (nil: the flavour's default) or YDB_INVOKE_* bits;
+/// filter definitions read theirs the same way (FilteredView+C.swift).
 func invokeOptions(_ value: UInt32, _ what: String) throws -> InvokeOptions? {
     if value == invokeDefault { return nil }
     guard value & ~InvokeOptions.any.rawValue == 0 else {

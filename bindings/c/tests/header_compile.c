@@ -14,8 +14,9 @@ static int header_definition_check(void) {
     ydb_view_row row = {NULL, NULL, NULL, 0, NULL, 0};
     ydb_range_options range = YDB_RANGE_OPTIONS_INIT;
     ydb_fts_index_definition fts = YDB_FTS_INDEX_DEFINITION_INIT;
+    ydb_filter_definition filter = YDB_FILTER_DEFINITION_INIT;
     return def.persistent + (int)row.object_size + range.kind + (int)YDB_VIEW_DEFINITION_MIN_SIZE +
-           fts.extract_flavour + (int)YDB_FTS_INDEX_DEFINITION_MIN_SIZE;
+           fts.extract_flavour + (int)YDB_FTS_INDEX_DEFINITION_MIN_SIZE + filter.persistent;
 }
 
 /* Referencing every function makes the compiler check each declaration. */
@@ -85,6 +86,10 @@ int header_compile_check(void) {
     (void)&ydb_view_unregister;
     (void)&ydb_view_enumerate_registered;
     (void)&ydb_view_set_definition;
+    (void)&ydb_filtered_view_register;
+    (void)&ydb_view_set_filter;
+    (void)&ydb_txn_touch_rows;
+    (void)&ydb_txn_touch_group;
     (void)&ydb_view_is_registered;
     (void)&ydb_view_version_tag;
     (void)&ydb_view_group_count;

@@ -1,19 +1,22 @@
 """Random histories for the list-model checks (qt_histories.py,
-qt_proxy_histories.py and gtk_histories.py): a view "v" of rows
+qt_proxy_histories.py and gtk_histories.py) and the edit-script tests
+(test_edit_script.py, test_filtered_views.py): a view "v" of rows
 {"g": group, "n": rank} in collection "c", random mappings configurations
 over its groups (static groups, dynamic groups, and dynamic groups whose
-filter and order read the transaction), random commits, and the table a
-Mappings shows read through its getters. No Qt or GTK here: each checker
-imports what it drives."""
+filter and order read the transaction), random commits, the table a
+Mappings shows read through its getters, and a changeset's edit steps
+applied to the old table, each checked as it comes (``apply_steps``). No
+Qt or GTK here: each checker imports what it drives."""
 
 from __future__ import annotations
 
 import random
 import threading
-from typing import Callable, List, Tuple
+import typing
+from typing import Any, Callable, List, Tuple
 
 import ydbview
-from ydbview import Mappings, RangeOptions
+from ydbview import EditStep, Mappings, RangeOptions, StepType
 
 GROUPS = ["a", "b", "c", "d"]
 Configure = Callable[[Mappings], None]
@@ -69,13 +72,13 @@ def reversed_while_k1_is_odd(txn: ydbview.CallbackTransaction, group: str) -> in
     return -ord(group) if k1 is not None and k1["n"] % 2 else ord(group)
 
 
-def new_mappings(groups: str, configure: Configure) -> Mappings:
+def new_mappings(groups: str, configure: Configure, view: str = "v") -> Mappings:
     if groups == DYNAMIC:
-        m = Mappings.dynamic(lambda group: group != "d", "v")
+        m = Mappings.dynamic(lambda group: group != "d", view)
     elif groups == READING:
-        m = Mappings.dynamic(hides_the_group_of_k0, "v", key=reversed_while_k1_is_odd, transaction=True)
+        m = Mappings.dynamic(hides_the_group_of_k0, view, key=reversed_while_k1_is_odd, transaction=True)
     else:
-        m = Mappings(GROUPS, "v")
+        m = Mappings(GROUPS, view)
     configure(m)
     return m
 
@@ -95,13 +98,14 @@ def random_commit(writer: ydbview.Connection, rng: random.Random) -> None:
                 t.remove_all("c")
 
 
-def mappings_table(db: ydbview.Database, m: Mappings) -> List[Tuple[str, List[Tuple[str, str]]]]:
-    """The table the mappings show, read through its getters and the view
-    (at the newest snapshot, which is the models' after a catch-up)."""
+def mappings_table(db: ydbview.Database, m: Mappings, view_name: str = "v") -> List[Tuple[str, List[Tuple[str, str]]]]:
+    """The table the mappings over view ``view_name`` show, read through
+    its getters and the view (at the newest snapshot, which is the models'
+    after a catch-up)."""
     reader = db.new_connection()
     table = []
     with reader.read() as t:
-        view = t.view("v")
+        view = t.view(view_name)
         for section in range(m.number_of_sections):
             rows = []
             for row in range(m.number_of_items_in_section(section) or 0):
@@ -109,6 +113,54 @@ def mappings_table(db: ydbview.Database, m: Mappings) -> List[Tuple[str, List[Tu
             table.append((m.group_for_section(section) or "", rows))
     reader.close()
     return table
+
+
+RowName = Tuple[str, str]
+Table = Tuple[List[str], List[List[RowName]]]
+
+
+def read_table(db: ydbview.Database, mappings: Mappings, view_name: str = "v") -> Table:
+    """The table the mappings show now, as (groups, rows of each section)."""
+    shown = mappings_table(db, mappings, view_name)
+    return [group for group, _ in shown], [rows for _, rows in shown]
+
+
+def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
+    """Applies ``steps`` one by one, asserting each is valid at its moment."""
+    groups, sections = list(old[0]), [list(rows) for rows in old[1]]
+    for number, step in enumerate(steps):
+        where = f"step {number} ({step})"
+        # The step's class types some fields without Optional: they must be set.
+        promised = [name for name, hint in typing.get_type_hints(type(step)).items()
+                    if type(None) not in typing.get_args(hint) and hint is not Any]
+        assert all(getattr(step, name) is not None for name in promised), (where, promised)
+        assert isinstance(step, EditStep) and type(step).__name__.lower().startswith(
+            step.type.name.replace("_", "").lower()), where
+        named = None if step.collection is None else (step.collection, step.key)
+        if step.type == StepType.REMOVE_SECTION:
+            assert groups[step.section] == step.group and sections[step.section] == [], where
+            del groups[step.section], sections[step.section]
+        elif step.type == StepType.INSERT_SECTION:
+            assert 0 <= step.section <= len(groups) and step.row is None, where
+            groups.insert(step.section, step.group)
+            sections.insert(step.section, [])
+        elif step.type in (StepType.REMOVE_ROW, StepType.MOVE_ROW):
+            assert step.row is not None and 0 <= step.row < len(sections[step.section]), where
+            taken = sections[step.section].pop(step.row)
+            assert named is None or taken == named, where
+            if step.type == StepType.MOVE_ROW:
+                assert (step.to_section, step.to_row) != (step.section, step.row), where
+                assert 0 <= step.to_row <= len(sections[step.to_section]), where
+                sections[step.to_section].insert(step.to_row, taken)
+        elif step.type == StepType.INSERT_ROW:
+            assert 0 <= step.row <= len(sections[step.section]), where
+            arriving = named or new[1][step.final_section][step.final_row]
+            sections[step.section].insert(step.row, arriving)
+        else:
+            assert step.type == StepType.RELOAD_ROW, where
+            assert (step.section, step.row) == (step.final_section, step.final_row), where
+            assert named is None or sections[step.section][step.row] == named, where
+    return groups, sections
 
 
 def new_database(rng: random.Random) -> ydbview.Database:

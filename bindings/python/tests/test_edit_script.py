@@ -6,17 +6,13 @@ and mappings configurations; and a hand-made case whose order matters."""
 from __future__ import annotations
 
 import random
-import typing
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Iterator
 
 import pytest
 
 import ydbview
-from list_histories import mappings_table, new_mappings, random_commit, random_configuration
-from ydbview import EditStep, Mappings, StepType
-
-RowName = Tuple[str, str]
-Table = Tuple[List[str], List[List[RowName]]]
+from list_histories import apply_steps, new_mappings, random_commit, random_configuration, read_table
+from ydbview import Mappings, StepType
 
 
 @pytest.fixture
@@ -28,50 +24,6 @@ def setup() -> Iterator[Any]:
                                         flavour="object"))
     yield db, writer, ui
     db.close()
-
-
-def read_table(db: ydbview.Database, mappings: Mappings) -> Table:
-    """The table the mappings show now, as (groups, rows of each section)."""
-    shown = mappings_table(db, mappings)
-    return [group for group, _ in shown], [rows for _, rows in shown]
-
-
-def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
-    """Applies ``steps`` one by one, asserting each is valid at its moment."""
-    groups, sections = list(old[0]), [list(rows) for rows in old[1]]
-    for number, step in enumerate(steps):
-        where = f"step {number} ({step})"
-        # The step's class types some fields without Optional: they must be set.
-        promised = [name for name, hint in typing.get_type_hints(type(step)).items()
-                    if type(None) not in typing.get_args(hint) and hint is not Any]
-        assert all(getattr(step, name) is not None for name in promised), (where, promised)
-        assert isinstance(step, EditStep) and type(step).__name__.lower().startswith(
-            step.type.name.replace("_", "").lower()), where
-        named = None if step.collection is None else (step.collection, step.key)
-        if step.type == StepType.REMOVE_SECTION:
-            assert groups[step.section] == step.group and sections[step.section] == [], where
-            del groups[step.section], sections[step.section]
-        elif step.type == StepType.INSERT_SECTION:
-            assert 0 <= step.section <= len(groups) and step.row is None, where
-            groups.insert(step.section, step.group)
-            sections.insert(step.section, [])
-        elif step.type in (StepType.REMOVE_ROW, StepType.MOVE_ROW):
-            assert step.row is not None and 0 <= step.row < len(sections[step.section]), where
-            taken = sections[step.section].pop(step.row)
-            assert named is None or taken == named, where
-            if step.type == StepType.MOVE_ROW:
-                assert (step.to_section, step.to_row) != (step.section, step.row), where
-                assert 0 <= step.to_row <= len(sections[step.to_section]), where
-                sections[step.to_section].insert(step.to_row, taken)
-        elif step.type == StepType.INSERT_ROW:
-            assert 0 <= step.row <= len(sections[step.section]), where
-            arriving = named or new[1][step.final_section][step.final_row]
-            sections[step.section].insert(step.row, arriving)
-        else:
-            assert step.type == StepType.RELOAD_ROW, where
-            assert (step.section, step.row) == (step.final_section, step.final_row), where
-            assert named is None or sections[step.section][step.row] == named, where
-    return groups, sections
 
 
 def start(ui: ydbview.Connection, mappings: Mappings) -> None:

@@ -13,9 +13,9 @@ Python bindings (ctypes) to libydbview.so::
 
 See ``Database``, ``Connection``, ``ReadTransaction``,
 ``ReadWriteTransaction`` and ``CommitNotification``; views
-(``Database.register_view``, ``ReadTransaction.view``), ``Mappings`` and
-``Changeset``; full-text indexes (``Database.register_fts_index``,
-``ReadTransaction.search``).
+(``Database.register_view``, ``ReadTransaction.view``), filtered views
+(``Database.register_filtered_view``), ``Mappings`` and ``Changeset``;
+full-text indexes (``Database.register_fts_index``, ``ReadTransaction.search``).
 """
 
 from ._ffi import library_path, version as library_version, version_number as library_version_number
@@ -63,6 +63,7 @@ from .mappings import (
 from .search import Match
 from .sortkeys import desc, sort_key
 from .views import (
+    Filtering,
     Flavour,
     Grouping,
     InvokeOptions,
@@ -74,6 +75,7 @@ from .views import (
     ViewTransaction,
     grouping,
     has_group_changes,
+    filtering,
     has_view_changes,
     sorting,
 )
@@ -92,6 +94,7 @@ __all__ = [
     "InsertRowStep",
     "MoveRowStep",
     "ReloadRowStep",
+    "Filtering",
     "Flavour",
     "Match",
     "RegistrationOutcome",
@@ -109,6 +112,7 @@ __all__ = [
     "ViewSectionChange",
     "ViewRegistration",
     "ViewTransaction",
+    "filtering",
     "grouping",
     "has_group_changes",
     "has_view_changes",

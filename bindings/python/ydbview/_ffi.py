@@ -151,6 +151,9 @@ FIND_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
 VIEW_KEY_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t)
 VIEW_ROW_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, c_size_t,
                         c_void_p, c_size_t)
+# A filtered view's filter: (ctx, txn, group, row, out_keep), row and
+# out_keep as addresses for the same reason.
+FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_void_p, c_void_p)
 GROUP_FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p)
 GROUP_SORT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_char_p, c_char_p)
 REGISTRATION_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
@@ -205,6 +208,19 @@ class FtsIndexDefinitionStruct(_SizedStructure):
         ("allowed_collections", POINTER(c_char_p)),
         ("allowed_collection_count", c_size_t),
         ("tokenizer", c_char_p),
+    ]
+
+
+class FilterDefinitionStruct(_SizedStructure):
+    """``ydb_filter_definition``."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("flavour", c_int),
+        ("invoke", c_uint),
+        ("filter", FILTER_FN),
+        ("version_tag", c_char_p),
+        ("persistent", c_int),
     ]
 
 
@@ -335,6 +351,8 @@ _SIGNATURES = {
     "ydb_txn_touch_object": (c_int, [TxnPointer, c_char_p, c_char_p]),
     "ydb_txn_touch_metadata": (c_int, [TxnPointer, c_char_p, c_char_p]),
     "ydb_txn_touch_row": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_txn_touch_rows": (c_int, [TxnPointer, c_char_p, POINTER(c_char_p), c_size_t]),
+    "ydb_txn_touch_group": (c_int, [TxnPointer, c_char_p, c_char_p]),
     "ydb_txn_remove_object": (c_int, [TxnPointer, c_char_p, c_char_p]),
     "ydb_txn_remove_objects": (c_int, [TxnPointer, c_char_p, POINTER(c_char_p), c_size_t]),
     "ydb_txn_remove_all_objects": (c_int, [TxnPointer, c_char_p]),
@@ -378,6 +396,10 @@ _SIGNATURES = {
     "ydb_view_enumerate_registered": (c_int, [DatabasePointer, NAME_FN, c_void_p]),
     "ydb_view_set_definition": (
         c_int, [TxnPointer, c_char_p, POINTER(ViewDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_filtered_view_register": (
+        c_int, [DatabasePointer, c_char_p, c_char_p, POINTER(FilterDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
+    "ydb_view_set_filter": (
+        c_int, [TxnPointer, c_char_p, POINTER(FilterDefinitionStruct), c_void_p, DESTRUCTOR_FN]),
     "ydb_view_is_registered": (c_int, [TxnPointer, c_char_p, _int_out]),
     "ydb_view_read_rows": (
         c_int, [TxnPointer, c_char_p, c_char_p, c_size_t, c_size_t, c_int, POINTER(c_void_p), _size_out, _size_out]),

@@ -25,7 +25,7 @@ from .notifications import CommitNotification, RowChange, has_change, has_change
 from .search import Match, register_fts_index, search, snippet
 from .serializers import BytesSerializer, Serializer, deserializer_of
 from .views import (FlavourLike, InvokeOptions, RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter,
-                    register_async, setting_batch, view_definition)
+                    filter_definition, register_async, setting_batch, view_definition)
 
 __all__ = [
     "Database",
@@ -242,6 +242,41 @@ class Database(_Closeable):
                                           exceptions=reporter.exceptions)
         handle = register_async(self._handle, name, definition, ctx, reporter)
         return ViewRegistration(self, name, handle, reporter)
+
+    def register_filtered_view(self, name: str, parent: str, filter: Any, *, version_tag: str = "",
+                               persistent: bool = True) -> RegistrationOutcome:
+        """Registers view ``name`` showing the rows of registered view
+        ``parent`` that ``filter(group, row)`` keeps (a true answer keeps
+        the row ``parent`` puts in ``group``), in ``parent``'s groups and
+        order. A plain callable reads the whole row; use
+        ``ydbview.filtering``/``ydbview.Filtering`` to declare less, or
+        ``transaction=True`` for ``filter(txn, group, row)``. For every
+        reader it is a view like any other (queries, ``Mappings``,
+        changesets), and it may be the parent of another filtered view.
+
+        Commits keep it level with ``parent``; ``set_view_definition`` on
+        ``parent`` re-sorts it along (as moves), and unregistering
+        ``parent`` unregisters it. A filter whose answer depends on
+        something outside the row is not re-run when that changes: touch
+        the rows (``touch_rows``, or ``touch_group`` on ``parent``) or
+        ``set_filter`` with a new tag. Built or loaded as ``register_view``
+        does (a persistent one with the same ``version_tag`` over a parent
+        with the same tag loads as stored); returns the
+        ``RegistrationOutcome``. Raises ``NotFoundError`` when ``parent``
+        is not registered, ``InvalidArgumentError`` when ``parent`` is
+        ``name`` or filtered over it, and what the filter raises (nothing
+        is registered then). The filter is kept exactly as long as the
+        view uses it."""
+        encoded = encode(name, "view name")
+        encoded_parent = encode(parent, "parent view name")
+        definition, ctx = filter_definition(filter, version_tag, persistent, self.serializer,
+                                            self.metadata_serializer, self._lender())
+        # On failure C calls the destructor, which releases ctx, before returning.
+        _check(lib.ydb_filtered_view_register(self._handle, encoded, encoded_parent, byref(definition), ctx,
+                                              _callbacks.RELEASE))
+        outcome = c_int()
+        _check(lib.ydb_view_registration_outcome(self._handle, encoded, byref(outcome)))
+        return RegistrationOutcome(outcome.value)
 
     def _lender(self) -> Callable[[Optional[int]], "CallbackTransaction"]:
         """Makes a callback's read-only transaction from its C handle, with
@@ -693,15 +728,33 @@ class ReadWriteTransaction(ReadTransaction):
                             version_tag: str) -> None:
         """Changes the grouping and sorting of registered view ``name`` in this
         transaction: with a new ``version_tag`` every row is regrouped and
-        resorted (the commit's changeset shows it); with the same tag
-        nothing happens. If the transaction rolls back the view keeps its
-        old callbacks."""
+        resorted, and the commit's changeset shows only what changed -- a
+        re-sort is the moves needed, never a reset; views filtered over
+        ``name`` follow. With the same tag nothing happens. If the
+        transaction rolls back the view keeps its old callbacks. A filtered
+        view raises ``MisuseError`` (use ``set_filter``)."""
         encoded = encode(name, "view name")
         definition, ctx = view_definition(grouping, sorting, key, version_tag, True, None,
                                           self.connection.serializer, self.connection.metadata_serializer,
                                           self._callback_transaction)
         # On failure C calls the destructor, which releases ctx, before returning.
         _check(lib.ydb_view_set_definition(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
+
+    def set_filter(self, name: str, filter: Any, *, version_tag: str) -> None:
+        """Replaces the filter of filtered view ``name`` in this transaction
+        (``filter`` as for ``Database.register_filtered_view``): with a new
+        ``version_tag`` the new filter runs once on each of the parent's
+        rows, and the commit's changeset shows exactly the rows that enter
+        and leave; with the same tag nothing happens. Views filtered over
+        ``name`` follow. If the transaction rolls back the view keeps its
+        old filter. Raises ``NotFoundError`` for an unknown view,
+        ``MisuseError`` for a view that is not filtered, and what the
+        filter raises; each of these fails the transaction (roll it back)."""
+        encoded = encode(name, "view name")
+        definition, ctx = filter_definition(filter, version_tag, True, self.connection.serializer,
+                                            self.connection.metadata_serializer, self._callback_transaction)
+        # On failure C calls the destructor, which releases ctx, before returning.
+        _check(lib.ydb_view_set_filter(self._handle, encoded, byref(definition), ctx, _callbacks.RELEASE))
 
     # -- serialization --
 
@@ -793,6 +846,28 @@ class ReadWriteTransaction(ReadTransaction):
         """Marks object and metadata of (collection, key) changed without writing them."""
         _check(lib.ydb_txn_touch_row(self._handle, encode(collection, "collection"), encode(key, "key")))
 
+    def touch_rows(self, collection: str, keys: Iterable[str]) -> None:
+        """Touches the rows of ``collection`` named by ``keys`` (object and
+        metadata), as ``touch_row`` does each: every view runs its
+        callbacks on them again where their invoke options ask for touches
+        (the default of every flavour but ``"key"``), so a filter whose
+        answer depends on something outside the row answers anew. Missing
+        rows are ignored; if any key is invalid, nothing is touched."""
+        if isinstance(keys, str):
+            raise TypeError("keys must be an iterable of keys, not one str")
+        encoded = [encode(key, "key") for key in keys]
+        array = (c_char_p * len(encoded))(*encoded)
+        _check(lib.ydb_txn_touch_rows(self._handle, encode(collection, "collection"), array, len(encoded)))
+
+    def touch_group(self, view: str, group: str) -> None:
+        """Touches every row view ``view`` shows in ``group``, as
+        ``touch_rows`` does: a whole group re-evaluated without changing its
+        rows. To re-filter the rows a filtered view leaves out, touch the
+        group of its parent. A group the view does not have touches
+        nothing; an unknown view raises ``NotFoundError`` and fails the
+        transaction."""
+        _check(lib.ydb_txn_touch_group(self._handle, encode(view, "view name"), encode(group, "group")))
+
     def remove(self, collection: str, key: str) -> None:
         """Removes one row (a missing row is ignored)."""
         _check(lib.ydb_txn_remove_object(self._handle, encode(collection, "collection"), encode(key, "key")))
@@ -876,6 +951,8 @@ class CallbackTransaction(ReadTransaction):
     touch_object = ReadWriteTransaction.touch_object
     touch_metadata = ReadWriteTransaction.touch_metadata
     touch_row = ReadWriteTransaction.touch_row
+    touch_rows = ReadWriteTransaction.touch_rows
+    touch_group = ReadWriteTransaction.touch_group
     remove = ReadWriteTransaction.remove
     remove_many = ReadWriteTransaction.remove_many
     remove_all = ReadWriteTransaction.remove_all

@@ -33,6 +33,14 @@ read-only"); used after the call, it raises ``MisuseError``. A row it only
 read is not a dependency: changing the author later does not regroup the
 book -- touch the book (``touch_object``) to re-run its callbacks.
 
+A filtered view (``Database.register_filtered_view``) shows the rows of
+another view that a filter keeps, in that view's groups and order::
+
+    @ydbview.filtering(flavour="object")
+    def unread(group, row):
+        return not row.object["read"]
+    db.register_filtered_view("unread", "messages", unread, version_tag="1")
+
 An exception raised by a callback aborts the write (and so the transaction)
 or the registration, and is re-raised to the caller with its traceback.
 """
@@ -72,6 +80,8 @@ __all__ = [
     "grouping",
     "sorting",
     "key_sorting",
+    "Filtering",
+    "filtering",
     "RegistrationOutcome",
     "ViewRegistration",
     "ViewTransaction",
@@ -214,6 +224,23 @@ class KeySorting(_Callback):
     ``fn(txn, group, row)``."""
 
     _what = "a key function"
+
+
+class Filtering(_Callback):
+    """A filtered view's filter ``fn(group, row)``: a true answer keeps
+    ``row``, which the parent view puts in ``group`` (any value, judged as
+    ``if`` would); with ``transaction=True`` it is ``fn(txn, group, row)``.
+    With its flavour and invoke options, as a grouping has them (see
+    ``Database.register_filtered_view``)."""
+
+    _what = "a filter"
+
+
+def filtering(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = None,
+              transaction: bool = False) -> Callable[[Callable[..., Any]], Filtering]:
+    """Decorator: ``@ydbview.filtering(flavour="object")``; with
+    ``transaction=True`` the function is ``fn(txn, group, row)``."""
+    return lambda fn: Filtering(fn, flavour=flavour, invoke=invoke, transaction=transaction)
 
 
 def key_sorting(*, flavour: FlavourLike = "row", invoke: Optional[InvokeOptions] = None,
@@ -544,6 +571,55 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
         definition.allowed_collection_count = len(names)
     ctx = _callbacks.register(_ViewCallbacks(group_fn, sort_fn, serializer, metadata_serializer, lend,
                                              exceptions))
+    return definition, ctx
+
+
+# ---------------------------------------------------------------------------
+# Filters: like a view's callbacks, one registry entry per filter, released
+# by C with the filter's destructor.
+# ---------------------------------------------------------------------------
+
+class _FilterCallbacks:
+    """The registry entry of one filter: the callable, how its rows'
+    objects and metadata are deserialized, and how it gets the transaction
+    when it asked for it (``lend``, as for ``_ViewCallbacks``)."""
+
+    def __init__(self, filter_fn: Filtering, serializer: Serializer, metadata_serializer: Serializer,
+                 lend: Callable[[Optional[int]], Any]) -> None:
+        self.filter = filter_fn
+        # Bound once: this runs for every row of the parent a new filter scans.
+        self.fn, self.lends = filter_fn.fn, filter_fn.transaction
+        self.load = deserializer_of(serializer)
+        self.load_metadata = deserializer_of(metadata_serializer)
+        self.lend = lend
+
+    def keep(self, txn: Optional[int], group: bytes, row: int, out_keep: int) -> int:
+        viewed = _view_row(row, self.load, self.load_metadata)
+        name = decode(group)
+        answer = self.fn(self.lend(txn), name, viewed) if self.lends else self.fn(name, viewed)
+        _int_at(out_keep).value = 1 if answer else 0
+        return 0
+
+
+_FILTER_TRAMPOLINE = _callbacks.trampoline(_ffi.FILTER_FN, failed=1, call=_FilterCallbacks.keep)
+
+
+def filter_definition(filter_fn: Any, version_tag: str, persistent: bool, serializer: Serializer,
+                      metadata_serializer: Serializer,
+                      lend: Callable[[Optional[int]], Any]) -> Tuple[_ffi.FilterDefinitionStruct, int]:
+    """The C definition of a filter and the ctx of its callback, for
+    ``ydb_filtered_view_register`` or ``ydb_view_set_filter`` to take with
+    ``_callbacks.RELEASE``; pass it to C at once (until then nothing would
+    release the ctx). A plain callable is a filter of flavour ``"row"``;
+    ``lend`` is as for ``view_definition``."""
+    chosen = filter_fn if isinstance(filter_fn, Filtering) else Filtering(filter_fn)
+    definition = _ffi.FilterDefinitionStruct()
+    definition.flavour = int(chosen.flavour)
+    definition.invoke = _INVOKE_DEFAULT if chosen.invoke is None else int(chosen.invoke)
+    definition.filter = _FILTER_TRAMPOLINE
+    definition.version_tag = encode(version_tag, "version_tag")
+    definition.persistent = 1 if persistent else 0
+    ctx = _callbacks.register(_FilterCallbacks(chosen, serializer, metadata_serializer, lend))
     return definition, ctx
 
 
