@@ -202,22 +202,20 @@ enum SearchBenchmark {
     }
 
     private static func rowids(_ plain: PlainSQLite, _ sql: String) throws -> [Int64] {
-        let statement = try plain.prepare(sql)
-        var result: [Int64] = []
-        while try statement.step() { result.append(statement.int64(0)) }
-        return result
+        try rowids(try plain.prepare(sql)) { _ in }
     }
 
     private static func rowids(_ statement: PlainStatement, _ value: Int64) throws -> [Int64] {
-        statement.bind(1, value)
-        defer { statement.reset() }
-        var result: [Int64] = []
-        while try statement.step() { result.append(statement.int64(0)) }
-        return result
+        try rowids(statement) { $0.bind(1, value) }
     }
 
     private static func rowids(_ statement: PlainStatement, _ value: String) throws -> [Int64] {
-        statement.bind(1, value)
+        try rowids(statement) { $0.bind(1, value) }
+    }
+
+    /// The first column of every row `statement` gives, once `bind` bound it.
+    private static func rowids(_ statement: PlainStatement, bind: (PlainStatement) -> Void) throws -> [Int64] {
+        bind(statement)
         defer { statement.reset() }
         var result: [Int64] = []
         while try statement.step() { result.append(statement.int64(0)) }

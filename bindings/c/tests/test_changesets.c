@@ -9,20 +9,8 @@
 
 static const char *V = "byGroup";
 
-typedef struct {
-    ydb_database *db;
-    ydb_connection *writer;
-    ydb_connection *reader;
-    view_counter counter;
-} fixture;
 
-static void setup(fixture *f) {
-    memset(f, 0, sizeof *f);
-    REQUIRE_OK(ydb_database_open(NULL, &f->db));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->writer));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->reader));
-    REQUIRE_OK(register_standard(f->db, V, "", 1, &f->counter));
-}
+static void setup(fixture *f) { open_fixture(f, V, ""); }
 
 static void teardown(fixture *f) {
     ydb_connection_close(f->reader);

@@ -109,20 +109,8 @@ static int set_filter(ydb_connection *conn, const char *name, const char *tag, f
 
 /* ---- fixture: the standard view "byGroup" over collection "c" ---- */
 
-typedef struct {
-    ydb_database *db;
-    ydb_connection *writer;
-    ydb_connection *reader;
-    view_counter counter;
-} fixture;
 
-static void setup(fixture *f) {
-    memset(f, 0, sizeof *f);
-    REQUIRE_OK(ydb_database_open(NULL, &f->db));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->writer));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->reader));
-    REQUIRE_OK(register_standard(f->db, "byGroup", "1", 1, &f->counter));
-}
+static void setup(fixture *f) { open_fixture(f, "byGroup", "1"); }
 
 static void teardown(fixture *f) {
     CHECK_OK(ydb_connection_close(f->reader));

@@ -12,23 +12,13 @@
 
 static const char *V = "byGroup";
 
-typedef struct {
-    ydb_database *db;
-    ydb_connection *writer;
-    ydb_connection *reader;
-    view_counter counter;
-} fixture;
 
 /* A view with groups a (5 rows: a0..a4), b (3 rows: b0..b2), no c. */
 static void setup(fixture *f) {
     ydb_txn *txn;
     char key[8], object[16];
     int i;
-    memset(f, 0, sizeof *f);
-    REQUIRE_OK(ydb_database_open(NULL, &f->db));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->writer));
-    REQUIRE_OK(ydb_connection_open(f->db, &f->reader));
-    REQUIRE_OK(register_standard(f->db, V, "", 1, &f->counter));
+    open_fixture(f, V, "");
     REQUIRE_OK(ydb_txn_begin_read_write(f->writer, &txn));
     for (i = 0; i < 8; i++) {
         char group = i < 5 ? 'a' : 'b';

@@ -146,4 +146,21 @@ static inline size_t group_count(ydb_connection *conn, const char *view, const c
     return count;
 }
 
+/* A database with a writer, a reader and the standard view `name`
+** (version tag `tag`): what the view, mappings and changeset tests start from. */
+typedef struct {
+    ydb_database *db;
+    ydb_connection *writer;
+    ydb_connection *reader;
+    view_counter counter;
+} fixture;
+
+static inline void open_fixture(fixture *f, const char *name, const char *tag) {
+    memset(f, 0, sizeof *f);
+    REQUIRE_OK(ydb_database_open(NULL, &f->db));
+    REQUIRE_OK(ydb_connection_open(f->db, &f->writer));
+    REQUIRE_OK(ydb_connection_open(f->db, &f->reader));
+    REQUIRE_OK(register_standard(f->db, name, tag, 1, &f->counter));
+}
+
 #endif
