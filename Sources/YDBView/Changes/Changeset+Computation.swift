@@ -83,9 +83,17 @@ struct ChangesetComputation {
     /// to the insert's final path — the same batch update, as docs/behaviour.md's
     /// "One change per row" (delete…insert → move) asks.
     private func mergeReaddedRows(_ changes: inout [Int64: RowChange]) {
+        // Keys are hashed only for the rows that could pair up: the inserts'
+        // keys first, then the deletes among them (a new search query may
+        // delete thousands of rows and insert none).
+        var inserted = Set<RowKey>()
+        for change in changes.values where change.type == .insert {
+            if let key = change.rowKey { inserted.insert(key) }
+        }
+        guard !inserted.isEmpty else { return }
         var deletes: [RowKey: RowChange] = [:]
         for change in changes.values where change.type == .delete {
-            if let key = change.rowKey { deletes[key] = change }
+            if let key = change.rowKey, inserted.contains(key) { deletes[key] = change }
         }
         guard !deletes.isEmpty else { return }
         for insert in changes.values where insert.type == .insert {
@@ -151,10 +159,8 @@ struct ChangesetComputation {
             // A reordered group's rows that no log names may still have moved.
             let reordered = histories.reorderedGroups.contains(group)
             if !stays || histories.resetSeen || reordered {
-                if oldSection != nil { addWindow(of: group, in: old, contents: before, to: &candidates) }
-                if newSection != nil && (!stays || reordered) {
-                    addWindow(of: group, in: new, contents: after, to: &candidates)
-                }
+                if oldSection != nil { addWindow(of: group, old: true, to: &candidates) }
+                if newSection != nil && (!stays || reordered) { addWindow(of: group, old: false, to: &candidates) }
             } else if rangedGroups.contains(group) {
                 addEdgeRows(of: group, to: &candidates)
             }
@@ -162,12 +168,24 @@ struct ChangesetComputation {
         return candidates
     }
 
-    private func addWindow(of group: String, in layout: MappingsLayout, contents: any ViewContents,
-                           to candidates: inout Set<Int64>) {
-        guard let window = layout.windows[group] else { return }
-        for index in window.lower..<window.upper {
-            if let rowid = contents.rowid(at: index, inGroup: group) { candidates.insert(rowid) }
+    /// Every row `group` shows in the old or the new table. Walking the
+    /// window gives each row's place too: it is kept, which spares
+    /// `classify` looking the row up again (a re-sort names every row).
+    private mutating func addWindow(of group: String, old isOld: Bool, to candidates: inout Set<Int64>) {
+        let layout = isOld ? old : new
+        guard let window = layout.windows[group], let section = layout.sectionID(ofGroup: group) else { return }
+        var places = isOld ? oldPlaces : newPlaces
+        if isOld { oldPlaces = [:] } else { newPlaces = [:] }   // one reference while it grows
+        (isOld ? before : after).forEachRowid(inGroup: group, in: window.lower ..< window.upper) { index, rowid in
+            candidates.insert(rowid)
+            if places[rowid] == nil, let path = layout.indexPath(forIndex: index, inGroup: group) {
+                places[rowid] = .some(Place(path: path, section: section,
+                                            sectionName: layout.groupName(ofSection: path.section) ?? group,
+                                            group: group))
+            }
+            return true
         }
+        if isOld { oldPlaces = places } else { newPlaces = places }
     }
 
     /// Unnamed rows entering or leaving a window that stays in its section: walk in
@@ -338,10 +356,12 @@ struct ChangesetComputation {
         func path(_ change: RowChange) -> TableIndexPath {
             (change.type == .insert ? change.finalPosition : change.originalPosition)!
         }
-        return changes.sorted {
-            rank($0.type) != rank($1.type) ? rank($0.type) < rank($1.type)
-                : path($0) != path($1) ? path($0) < path($1) : $0.rowid < $1.rowid
+        // Sorted by a key computed once per change, not per comparison.
+        let keys = changes.indices.map { index -> (Int, Int, Int, Int64, Int) in
+            let change = changes[index], at = path(change)
+            return (rank(change.type), at.section, at.row, change.rowid, index)
         }
+        return keys.sorted { $0 < $1 }.map { changes[$0.4] }
     }
 }
 

@@ -13,3 +13,15 @@ public protocol ViewContents {
     /// Where `rowid` stands in the view, or nil when the view does not hold it.
     func locate(rowid: Int64) -> (group: String, index: Int)?
 }
+
+extension ViewContents {
+    /// Visits the rows of `group` at the indexes of `range` (clipped to the
+    /// group), in order, with their index; `body` returns false to stop.
+    /// Contents that can walk a group faster than one lookup per index
+    /// (a view's trees) provide their own.
+    public func forEachRowid(inGroup group: String, in range: Range<Int>, _ body: (Int, Int64) -> Bool) {
+        for index in range.clamped(to: 0 ..< count(inGroup: group)) {
+            guard let rowid = rowid(at: index, inGroup: group), body(index, rowid) else { return }
+        }
+    }
+}

@@ -69,6 +69,17 @@ struct ViewState: ViewContents {
     }
 
     /// Where `rowid` stands, or nil when it is not in the view.
+    /// One walk of the group's tree, not a descent per index.
+    func forEachRowid(inGroup group: String, in range: Range<Int>, _ body: (Int, Int64) -> Bool) {
+        guard let tree = self.group(group) else { return }
+        let clamped = range.clamped(to: 0 ..< tree.count)
+        var index = clamped.lowerBound
+        tree.forEach(in: clamped) { _, rowid in
+            defer { index += 1 }
+            return body(index, rowid)
+        }
+    }
+
     func place(of rowid: Int64) -> RowPlace? { places.value(for: rowid).map(resolved) }
 
     func contains(rowid: Int64) -> Bool { places.value(for: rowid) != nil }
