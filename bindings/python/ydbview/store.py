@@ -20,7 +20,7 @@ from ._base import _check, _Closeable, _count, _enumerate, _timeout_milliseconds
 from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
-from .errors import ObserverWarning, Status
+from .errors import ObserverWarning, Status, error_for
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
 from .search import Match, register_fts_index, search, snippet
 from .serializers import BytesSerializer, Serializer, deserializer_of
@@ -678,9 +678,18 @@ class ReadWriteTransaction(ReadTransaction):
         that moment: that thread calls them, in snapshot order. An
         observer's exception becomes a warning."""
         status = lib.ydb_txn_commit(self._handle)
-        if status != Status.MISUSE:
-            # C freed the handle, whatever the result.
-            self._open = False
+        if status == Status.MISUSE:
+            # Refused (inside its own callbacks: still open), or a
+            # transaction failed by a misuse (a view that is not a search
+            # view...) rolled back and freed. Asking C which one overwrites
+            # this thread's last error: why it failed is read first.
+            kept = _callbacks.take()
+            _, message = _ffi.last_error()
+            failure = kept[0] if kept else error_for(status, message, lib.ydb_errcode_sqlite())
+            self._open = lib.ydb_txn_snapshot(self._handle, byref(c_uint64())) == Status.OK
+            raise failure
+        # C freed the handle, whatever the result.
+        self._open = False
         if status != Status.OK:
             _check(status)  # a failed commit delivered nothing: only why it failed is kept
         _warn_observer_failures(_callbacks.take())
