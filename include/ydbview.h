@@ -2424,12 +2424,16 @@ int ydb_search_view_register(ydb_database *db, const char *name,
 ** read-write transaction `txn`: one FTS5 query, whose matches are compared
 ** with the rows shown, so only the rows entering or leaving the results are
 ** inserted or deleted (and views filtered over this one follow). The same
-** query again changes nothing. A malformed query gives YDB_INVALID_ARGUMENT
-** and fails the transaction, as a failing callback does: its commit rolls
-** back and returns that status ("transaction rolled back: ..."), and the
-** results stay as they were. A view that is not registered gives
-** YDB_NOTFOUND; one that is not a search view, or a read transaction (or a
-** callback's), YDB_MISUSE.
+** query again changes nothing.
+**
+** What the engine refuses fails the transaction, as a failing callback
+** does -- a view not registered (YDB_NOTFOUND), one that is not a search
+** view (YDB_MISUSE), a malformed query (YDB_INVALID_ARGUMENT): its commit
+** rolls back and returns that status ("transaction rolled back: ..."), and
+** the results stay as they were. Refused before and leaving the
+** transaction usable: a NULL, stale or read transaction, or a callback's
+** (YDB_MISUSE), and a NULL or invalid UTF-8 name or query
+** (YDB_INVALID_ARGUMENT).
 */
 int ydb_search_view_set_query(ydb_txn *txn, const char *name,
                               const char *query);

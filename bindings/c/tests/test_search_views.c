@@ -928,15 +928,22 @@ static void test_misuse(void) {
     CHECK_RC(ydb_search_view_set_query(txn, FOUND, "x"), YDB_MISUSE);   /* a read transaction */
     ydb_txn_end(txn);
     CHECK_RC(ydb_search_view_set_query(txn, FOUND, "x"), YDB_MISUSE);   /* ended */
-    CHECK_RC(set_query(f.writer, NULL, "x"), YDB_INVALID_ARGUMENT);
-    CHECK_RC(set_query(f.writer, FOUND, NULL), YDB_INVALID_ARGUMENT);
-    CHECK_RC(set_query(f.writer, "\xff", "x"), YDB_INVALID_ARGUMENT);
-    CHECK_RC(set_query(f.writer, FOUND, "\xff"), YDB_INVALID_ARGUMENT);
-    CHECK_RC(set_query(f.writer, "nosuch", "x"), YDB_NOTFOUND);
+    /* Refused arguments leave the transaction usable... */
+    REQUIRE_OK(ydb_txn_begin_read_write(f.writer, &txn));
+    CHECK_RC(ydb_search_view_set_query(txn, NULL, "x"), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_search_view_set_query(txn, FOUND, NULL), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_search_view_set_query(txn, "\xff", "x"), YDB_INVALID_ARGUMENT);
+    CHECK_RC(ydb_search_view_set_query(txn, FOUND, "\xff"), YDB_INVALID_ARGUMENT);
+    CHECK_OK(ydb_txn_commit(txn));
+    /* ...what the engine refuses fails it: the commit rolls back. */
+    REQUIRE_OK(ydb_txn_begin_read_write(f.writer, &txn));
+    CHECK_RC(ydb_search_view_set_query(txn, "nosuch", "x"), YDB_NOTFOUND);
+    CHECK_RC(ydb_txn_commit(txn), YDB_NOTFOUND);
     REQUIRE_OK(ydb_txn_begin_read_write(f.writer, &txn));
     CHECK_RC(ydb_search_view_set_query(txn, PARENT, "x"), YDB_MISUSE);
     CHECK(strstr(ydb_errmsg(), "not a search view") != NULL);
-    ydb_txn_rollback(txn);
+    CHECK_RC(ydb_txn_commit(txn), YDB_MISUSE);
+    CHECK(strstr(ydb_errmsg(), "rolled back") != NULL);
     CHECK_RC(set_query(f.writer, INDEX, "x"), YDB_NOTFOUND);
     /* A malformed query fails its transaction; the results stay. */
     REQUIRE_OK(ydb_txn_begin_read_write(f.writer, &txn));
