@@ -95,13 +95,13 @@ def random_commit(writer: ydbview.Connection, rng: random.Random) -> None:
                 t.remove_all("c")
 
 
-def mappings_table(db: ydbview.Database, m: Mappings) -> List[Tuple[str, List[Tuple[str, str]]]]:
+def mappings_table(db: ydbview.Database, m: Mappings, view_name: str = "v") -> List[Tuple[str, List[Tuple[str, str]]]]:
     """The table the mappings show, read through its getters and the view
     (at the newest snapshot, which is the models' after a catch-up)."""
     reader = db.new_connection()
     table = []
     with reader.read() as t:
-        view = t.view("v")
+        view = t.view(view_name)
         for section in range(m.number_of_sections):
             rows = []
             for row in range(m.number_of_items_in_section(section) or 0):
