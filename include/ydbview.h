@@ -2472,20 +2472,22 @@ int ydb_search_view_query(ydb_txn *txn, const char *name, char **out_query);
 ** nor inside the call whose newer query superseded it -- one at a time and
 ** in the order the queries of a view were given, never inside a lock of the
 ** library: it may call any function, a new search included. (Only when the
-** system cannot start a thread at all does the calling thread complete its
-** queries, with YDB_ERROR, before this returns.)
+** system cannot start a thread at all does the calling thread complete the
+** waiting queries before this returns: YDB_ERROR, or applied 0 for those
+** superseded.)
 **
-** When this fails (a NULL or stale database, a NULL or invalid UTF-8 name
-** or query, a closed database: YDB_MISUSE, YDB_INVALID_ARGUMENT,
-** YDB_CLOSED) nothing was queued and no completion ever comes. It may be
-** called with a read-write transaction open: the search waits for it on
-** its own thread.
+** When this fails nothing was queued and no completion ever comes: a NULL
+** or stale database, a closed one included (YDB_MISUSE), a NULL or invalid
+** UTF-8 name or query (YDB_INVALID_ARGUMENT), a database being closed by
+** another thread (YDB_CLOSED). It may be called with a read-write
+** transaction open: the search waits for it on its own thread.
 **
 ** Closing.  ydb_database_close completes every query still waiting with
 ** YDB_CLOSED (one already applying either commits first or fails with
 ** YDB_CLOSED) and returns once the completions have returned -- unless it
-** is called from a completion, which then returns first, or with a
-** read-write transaction open on the calling thread.
+** is called with a read-write transaction open on the calling thread, or
+** from a completion: it then returns at once, and the completions still
+** due follow once that completion has returned.
 */
 typedef void (*ydb_search_done_fn)(void *ctx, int status, int applied,
                                    const char *message);
