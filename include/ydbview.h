@@ -2545,6 +2545,134 @@ int ydb_txn_search_snippet(ydb_txn *txn, const char *index, const char *query,
                            const char *after, const char *ellipsis,
                            int tokens, char **out_snippet);
 
+/* ===========================================================================
+** SEARCH VIEWS
+**
+** A search view shows the rows of a parent view that a full-text query
+** matches in a full-text index, in the parent's groups and order
+** (YapDatabase's search-results view). It is read like any view
+** (ydb_view_*), and mappings and changesets follow it like any view: a new
+** query is a commit whose changeset inserts exactly the rows entering the
+** results and deletes those leaving them, so a list animates as the user
+** types. A commit that changes a row's text moves the row in or out of the
+** results in that commit's changeset, and a re-sort of the parent
+** (ydb_view_set_definition) moves the results' rows too.
+**
+**     static void typed(void *ctx, int status, int applied, const char *message) {
+**         if (status != YDB_OK) fprintf(stderr, "search: %s\n", message);
+**         else if (applied) wake_the_ui(ctx);    -- the results were committed
+**     }
+**     ydb_search_view_register(db, "found", "byDate", "notes", NULL, NULL);
+**     ...
+**     ydb_search_view_search(db, "found", "swi*", typed, ui);   -- per keystroke
+**
+** Queries.  As for ydb_txn_search ("Queries" above): FTS5 MATCH
+**   expressions, an empty or blank query matching nothing, and one FTS5
+**   cannot parse giving YDB_INVALID_ARGUMENT with FTS5's reason.
+**
+** Not stored.  The results depend on the query, so a search view is built
+**   from the index at each registration, with its first query, whether or
+**   not its parent is persistent. Unregister it with ydb_view_unregister
+**   (unregistering its parent unregisters it too). Keep its index
+**   registered while it is: a write whose row the view must look up in a
+**   missing index fails with YDB_CALLBACK_FAILED, naming the index.
+** ======================================================================== */
+
+/*
+** ydb_search_view_register registers search view `name` over the registered
+** view `parent` and the registered full-text index `index`, with `query` as
+** its first query (NULL: "", no rows), in a read-write transaction of its
+** own, waiting while another connection writes, and stores in *out_outcome
+** (may be NULL; 0 on failure) YDB_VIEW_BUILT. Registering a name again
+** replaces its view. The commit's notification carries the view's rows, so
+** mappings over it get a changeset.
+**
+** A parent or index that is not registered gives YDB_NOTFOUND; a parent
+** that is `name` itself, or filtered over it, gives YDB_INVALID_ARGUMENT,
+** and so does a name a full-text index holds, or a malformed first query. A
+** read-write transaction open on this thread gives YDB_MISUSE.
+*/
+int ydb_search_view_register(ydb_database *db, const char *name,
+                             const char *parent, const char *index,
+                             const char *query, int *out_outcome);
+
+/*
+** ydb_search_view_set_query sets the query of search view `name` inside
+** read-write transaction `txn`: one FTS5 query, whose matches are compared
+** with the rows shown, so only the rows entering or leaving the results are
+** inserted or deleted (and views filtered over this one follow). The same
+** query again changes nothing.
+**
+** What the engine refuses fails the transaction, as a failing callback
+** does -- a view not registered (YDB_NOTFOUND), one that is not a search
+** view (YDB_MISUSE), a malformed query (YDB_INVALID_ARGUMENT): its commit
+** rolls back and returns that status ("transaction rolled back: ..."), and
+** the results stay as they were. Refused before and leaving the
+** transaction usable: a NULL, stale or read transaction, or a callback's
+** (YDB_MISUSE), and a NULL or invalid UTF-8 name or query
+** (YDB_INVALID_ARGUMENT).
+*/
+int ydb_search_view_set_query(ydb_txn *txn, const char *name,
+                              const char *query);
+
+/*
+** ydb_search_view_query stores the query search view `name` shows the
+** results of as of `txn` (owned: ydb_free). A name that is not a search
+** view registered at the transaction's snapshot gives YDB_NOTFOUND, with
+** *out_query NULL.
+*/
+int ydb_search_view_query(ydb_txn *txn, const char *name, char **out_query);
+
+/*
+** ydb_search_view_search sets the query of search view `name` in the
+** background and returns at once, so that typing never waits for a search.
+** For each search view only the newest query runs: one still waiting when a
+** newer one arrives is superseded and never runs. A thread of the
+** library's own reads the matches without holding the write lock, then
+** applies them in a short read-write transaction (reading them again only
+** if a commit came in between), whose notification reaches observers,
+** mappings and changesets like any commit's.
+**
+**   completion  may be NULL. Called exactly once, as
+**               completion(ctx, status, applied, message): status YDB_OK
+**               and applied 1 once the results are committed, or applied 0
+**               when a newer query for the view superseded this one; or the
+**               failure -- its status (YDB_NOTFOUND: `name` is not a search
+**               view registered when the search runs; YDB_INVALID_ARGUMENT:
+**               a malformed query; YDB_CLOSED: the database closed first;
+**               ...), applied 0 and its message (borrowed, valid during the
+**               call; NULL on success). ydb_errmsg() does not hold that
+**               message: the completion runs on another thread.
+**   ctx         passed back to the completion; yours: free it there.
+**
+** The completion runs on the search's thread -- never inside this call,
+** nor inside the call whose newer query superseded it -- one at a time and
+** in the order the queries of a view were given, never inside a lock of the
+** library: it may call any function, a new search included. (Only when the
+** system cannot start a thread at all does the calling thread complete the
+** waiting queries before this returns: YDB_ERROR, or applied 0 for those
+** superseded.)
+**
+** When this fails nothing was queued and no completion ever comes: a NULL
+** or stale database, a closed one included (YDB_MISUSE), a NULL or invalid
+** UTF-8 name or query (YDB_INVALID_ARGUMENT), a database being closed by
+** another thread (YDB_CLOSED). It may be called with a read-write
+** transaction open: the search waits for it on its own thread.
+**
+** Closing.  ydb_database_close completes every query still waiting with
+** YDB_CLOSED (one already applying either commits first or fails with
+** YDB_CLOSED) and returns once the completions have returned -- unless it
+** is called with a read-write transaction open on the calling thread, or
+** from a completion: it then returns at once, and the completions still
+** due follow once that completion has returned.
+*/
+typedef void (*ydb_search_done_fn)(void *ctx, int status, int applied,
+                                   const char *message);
+
+int ydb_search_view_search(ydb_database *db, const char *name,
+                           const char *query, ydb_search_done_fn completion,
+                           void *ctx);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -67,8 +67,10 @@ extension ReadWriteTransaction {
     func registerSearchView(_ view: SearchView, name: String) throws -> ViewRegistrationOutcome {
         try validateName(view.parent, "parent view name")
         try validateName(view.index, "full-text index name")
-        // Refuses an unknown index before anything is built.
-        _ = try fullTextMatchingRowids(index: view.index, query: "")
+        // Refuses an unknown index, and a malformed first query, before
+        // anything is built: the filter would report the query's error as
+        // its own failure, and only once some row reached it.
+        _ = try fullTextMatchingRowids(index: view.index, query: view.query)
         let parent = try filteredViewParent(view.parent, of: name)
         let search = SearchQuery(index: view.index, query: view.query)
         let definition = Filtering.view(over: parent.definition, named: view.parent, filter: search.filter,

@@ -181,6 +181,10 @@ int header_compile_check(void) {
     (void)&ydb_fts_index_enumerate_registered;
     (void)&ydb_txn_search;
     (void)&ydb_txn_search_snippet;
+    (void)&ydb_search_view_register;
+    (void)&ydb_search_view_set_query;
+    (void)&ydb_search_view_query;
+    (void)&ydb_search_view_search;
     return YDB_OK + YDB_ERROR + YDB_MISUSE + YDB_INVALID_ARGUMENT +
            YDB_NOTFOUND + YDB_CLOSED + YDB_BUSY + YDB_SQLITE +
            YDB_CALLBACK_FAILED + YDB_MISMATCH + YDB_CORRUPT +

@@ -15,7 +15,9 @@ See ``Database``, ``Connection``, ``ReadTransaction``,
 ``ReadWriteTransaction`` and ``CommitNotification``; views
 (``Database.register_view``, ``ReadTransaction.view``), filtered views
 (``Database.register_filtered_view``), ``Mappings`` and ``Changeset``;
-full-text indexes (``Database.register_fts_index``, ``ReadTransaction.search``).
+full-text indexes (``Database.register_fts_index``, ``ReadTransaction.search``)
+and search views over them (``Database.register_search_view``,
+``Database.search``).
 """
 
 from ._ffi import library_path, version as library_version, version_number as library_version_number
@@ -60,7 +62,7 @@ from .mappings import (
     ViewRowChange,
     ViewSectionChange,
 )
-from .search import Match
+from .search import BackgroundSearch, Match
 from .sortkeys import desc, sort_key
 from .views import (
     Filtering,
@@ -84,6 +86,7 @@ from .store import CallbackTransaction, Connection, Database, ReadTransaction, R
 __version__ = "0.2.0"
 
 __all__ = [
+    "BackgroundSearch",
     "ChangeFlags",
     "ChangeType",
     "Changeset",

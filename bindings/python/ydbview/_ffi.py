@@ -162,6 +162,8 @@ REGISTRATION_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
 # addresses as a grouping's, and a search's match (ctx, collection, key, rank).
 FTS_EXTRACT_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
 FTS_MATCH_FN = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_double)
+# Search views: a background search's completion (ctx, status, applied, message).
+SEARCH_DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_int, c_char_p)
 
 
 class _SizedStructure(Structure):
@@ -509,6 +511,11 @@ _SIGNATURES = {
     "ydb_txn_search_snippet": (
         c_int, [TxnPointer, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p, c_int,
                 _blob_out]),
+    # search views
+    "ydb_search_view_register": (c_int, [DatabasePointer, c_char_p, c_char_p, c_char_p, c_char_p, _int_out]),
+    "ydb_search_view_set_query": (c_int, [TxnPointer, c_char_p, c_char_p]),
+    "ydb_search_view_query": (c_int, [TxnPointer, c_char_p, _blob_out]),
+    "ydb_search_view_search": (c_int, [DatabasePointer, c_char_p, c_char_p, SEARCH_DONE_FN, c_void_p]),
 }
 
 

@@ -11,22 +11,28 @@ A consumer slower than the writers gets one changeset for all the commits
 made meanwhile (none is dropped). The iteration ends when the connection
 or its database closes; ``ReloadRequired`` is raised when the connection
 fell more than ``Database.max_commits_behind`` commits behind.
+
+``search`` awaits a background search of a search view, for a query box:
+
+    if await ydbview.aio.search(db, "found", text + "*"):
+        ...                         # committed: the changesets show it
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from typing import AsyncIterator, Callable, List, TypeVar
+from typing import AsyncIterator, Callable, List, Optional, Tuple, TypeVar
 
-from .errors import ClosedError
+from .errors import ClosedError, YDBError
 from .mappings import Changeset, Mappings
 from .notifications import CommitNotification
-from .store import Connection, ReadTransaction, ReadWriteTransaction
+from .search import BackgroundSearch
+from .store import Connection, Database, ReadTransaction, ReadWriteTransaction
 
 T = TypeVar("T")
 
-__all__ = ["commits", "changesets", "read_write", "read"]
+__all__ = ["commits", "changesets", "read_write", "read", "search"]
 
 
 async def _readable(connection: Connection, fd: int) -> None:
@@ -118,3 +124,35 @@ async def read(connection: Connection, body: Callable[[ReadTransaction], T]) -> 
         with connection.read() as transaction:
             return body(transaction)
     return await asyncio.get_running_loop().run_in_executor(None, run)
+
+
+async def search(database: Database, name: str, query: str) -> bool:
+    """``Database.search`` awaited: True once the query's results are
+    committed, False when a newer query for search view ``name``
+    superseded it; raises why it failed (``NotFoundError``,
+    ``InvalidArgumentError``, ``ClosedError``...). The loop never waits:
+    the search's completion wakes it. Cancelling the awaiting task does not
+    stop the search (a newer query does)."""
+    loop = asyncio.get_running_loop()
+    finished: "asyncio.Future[bool]" = loop.create_future()
+
+    def settle(outcome: Tuple[bool, Optional[YDBError]]) -> None:
+        if finished.done():   # the awaiting task was cancelled
+            return
+        applied, failure = outcome
+        if failure is not None:
+            finished.set_exception(failure)
+        else:
+            finished.set_result(applied)
+
+    def completed(done: BackgroundSearch) -> None:
+        # On the search's thread, where its outcome is known at once.
+        failure = done.exception()
+        outcome = (failure is None and done.result(), failure)
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:   # the loop closed meanwhile: nobody is waiting
+            pass
+
+    database.search(name, query, completed)
+    return await finished

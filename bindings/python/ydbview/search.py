@@ -1,4 +1,5 @@
-"""Full-text indexes (SQLite FTS5; docs/full-text-index.md), thin over the C API.
+"""Full-text indexes (SQLite FTS5; docs/full-text-index.md) and search
+views over them, thin over the C API.
 
 >>> def note_text(row):                                      # doctest: +SKIP
 ...     return {"title": row.object["title"], "body": row.object["body"]}
@@ -18,23 +19,37 @@ Queries are FTS5 MATCH expressions; one FTS5 cannot parse raises
 ``InvalidArgumentError``, an unknown index ``NotFoundError``. Ranks are
 bm25: lower is better, and results come best first.
 
+A search view (docs/behaviour.md, "Search views") shows the rows of a
+parent view that a query matches in an index, in the parent's groups and
+order; a new query logs exactly the rows entering and leaving, so a list
+over it animates as the user types:
+
+>>> db.register_search_view("found", "byDate", "notes")     # doctest: +SKIP
+>>> with conn.read_write() as t:
+...     t.set_search_query("found", "swi*")
+>>> db.search("found", "swif*", callback=lambda s: s.result() and refresh())
+
+``Database.search`` runs in the background and returns a
+``BackgroundSearch`` at once; for each view only the newest query runs.
+
 Imports nothing of the package but its leaf modules and ``views``.
 """
 
 from __future__ import annotations
 
+import threading
 from ctypes import byref, c_char_p, c_int, c_void_p
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional
 
 from . import _callbacks, _ffi
-from ._base import _c_int, _check, _count, _Transaction
+from ._base import _c_int, _check, _count, _timeout_milliseconds, _Transaction
 from ._ffi import lib
 from ._text import decode, encode
-from .errors import Status
+from .errors import MisuseError, Status, YDBError, error_for
 from .views import _INVOKE_DEFAULT, FlavourLike, InvokeOptions, RegistrationOutcome, _flavour, _view_row
 from .serializers import Serializer, deserializer_of
 
-__all__ = ["Match"]
+__all__ = ["Match", "BackgroundSearch"]
 
 
 class Match(NamedTuple):
@@ -162,3 +177,163 @@ def snippet(transaction: _Transaction, index: str, query: str, collection: str, 
         return None
     _check(status)
     return _ffi.take_string(out)
+
+
+# ---------------------------------------------------------------------------
+# Search views: registering one, its query in a transaction, and queries set
+# in the background. A background search is one registry entry (see
+# _callbacks) that its completion releases: C calls it exactly once.
+# ---------------------------------------------------------------------------
+
+def register_search_view(database_handle: Any, name: str, parent: str, index: str,
+                         query: str) -> RegistrationOutcome:
+    """``Database.register_search_view``: registers it and returns how it
+    was built (always ``BUILT``: a search view is not stored)."""
+    outcome = c_int()
+    _check(lib.ydb_search_view_register(database_handle, encode(name, "view name"),
+                                        encode(parent, "parent view name"), encode(index, "full-text index name"),
+                                        encode(query, "query"), byref(outcome)))
+    return RegistrationOutcome(outcome.value)
+
+
+def set_search_query(transaction: _Transaction, name: str, query: str) -> None:
+    """``ReadWriteTransaction.set_search_query``."""
+    _check(lib.ydb_search_view_set_query(transaction._handle, encode(name, "view name"), encode(query, "query")))
+
+
+def search_query(transaction: _Transaction, name: str) -> str:
+    """``ReadTransaction.search_query``."""
+    out = c_void_p()
+    _check(lib.ydb_search_view_query(transaction._handle, encode(name, "view name"), byref(out)))
+    return _ffi.take_string(out) or ""
+
+
+class _Completing(threading.local):
+    """The search whose callback runs on this thread, if any: its own
+    ``result()`` answers at once there, and waiting for another search of
+    its database would wait for the thread it blocks."""
+
+    def __init__(self) -> None:
+        self.search: Optional["BackgroundSearch"] = None
+
+
+_completing = _Completing()
+
+
+class BackgroundSearch:
+    """A query set in the background on a search view (``Database.search``),
+    used like a ``concurrent.futures.Future``: ``done()``,
+    ``wait(timeout)``, ``result(timeout)``, ``exception(timeout)``.
+
+    ``result()`` is True once the results are committed (their changeset
+    reaches observers and mappings like any commit's), False when a newer
+    query for the same view superseded this one before it ran; or it raises
+    why the search failed: ``NotFoundError`` (no search view of that name
+    when it ran), ``InvalidArgumentError`` (a malformed query),
+    ``ClosedError`` (the database closed first)...
+
+    The callback given to ``Database.search`` is called once, with this
+    search, on a thread of the library's own -- never inside the
+    ``search`` call that queued it or the one that superseded it -- before
+    ``done()`` turns True. What it raises goes to ``threading.excepthook``,
+    as an exception ending a thread does.
+    """
+
+    def __init__(self, database: Any, view: str, query: str,
+                 callback: Optional[Callable[["BackgroundSearch"], Any]]) -> None:
+        self.database = database  # keeps the database open while we are
+        #: The search view and the query, as given.
+        self.view = view
+        self.query = query
+        self._callback = callback
+        self._finished = threading.Event()
+        self._status = -1
+        self._applied = False
+        self._message = ""
+
+    def __repr__(self) -> str:
+        state = "finished" if self.done() else "pending"
+        return f"BackgroundSearch({self.view!r}, {self.query!r}, {state})"
+
+    def _finish(self, status: int, applied: int, message: str) -> None:
+        """The completion, on the search's thread: the outcome, then the
+        callback, then the waiters."""
+        self._status, self._applied, self._message = status, bool(applied), message
+        callback, self._callback = self._callback, None
+        try:
+            if callback is not None:
+                outer, _completing.search = _completing.search, self
+                try:
+                    callback(self)
+                except BaseException as exc:  # noqa: B902 - nothing may reach C
+                    threading.excepthook(threading.ExceptHookArgs((type(exc), exc, exc.__traceback__, None)))
+                finally:
+                    _completing.search = outer
+        finally:
+            self._finished.set()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Waits until the search finished and its callback returned (at
+        most ``timeout`` seconds; None: as long as it takes); returns
+        whether it did. In the search's own callback it returns True. From
+        the callback of another search of the same database it raises
+        ``MisuseError``: searches complete one at a time, on that thread."""
+        _timeout_milliseconds(timeout, "timeout")   # refuses what C would
+        if self._finished.is_set() or _completing.search is self:
+            return True
+        running = _completing.search
+        if running is not None and running.database is self.database:
+            raise MisuseError("cannot wait for a background search from the callback of another search of "
+                              "its database (the searches complete on that thread: it would wait for itself)",
+                              Status.MISUSE)
+        return self._finished.wait(timeout)
+
+    def done(self) -> bool:
+        """Whether the search finished (applied, superseded or failed) and
+        its callback returned."""
+        return self._finished.is_set()
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[YDBError]:
+        """What ``result()`` would raise, or None; waits as ``result()`` does."""
+        if not self.wait(timeout):
+            raise TimeoutError(f"the search {self.query!r} of view {self.view!r} is still running")
+        if self._status != Status.OK:
+            return error_for(self._status, self._message)
+        return None
+
+    def result(self, timeout: Optional[float] = None) -> bool:
+        """Waits (at most ``timeout`` seconds, else ``TimeoutError``) and
+        returns True when the query's results were committed, False when a
+        newer query for the view superseded it; or raises why it failed."""
+        failure = self.exception(timeout)
+        if failure is not None:
+            raise failure
+        return self._applied
+
+
+def _searched(ctx: Optional[int], status: int, applied: int, message: Optional[bytes]) -> None:
+    try:
+        search = _callbacks.pop(ctx)
+        if search is not None:
+            search._finish(status, applied, decode(message) if message else "")
+    except BaseException:  # pragma: no cover - nothing may reach C
+        pass
+
+
+_SEARCH_DONE_TRAMPOLINE = _ffi.SEARCH_DONE_FN(_searched)
+
+
+def start_search(database: Any, name: str, query: str,
+                 callback: Optional[Callable[[BackgroundSearch], Any]]) -> BackgroundSearch:
+    """``Database.search``: queues the query; the registry keeps the search
+    (and so its callback) until C completes it."""
+    if callback is not None and not callable(callback):
+        raise TypeError("callback must be callable")
+    encoded_name, encoded_query = encode(name, "view name"), encode(query, "query")
+    pending = BackgroundSearch(database, name, query, callback)
+    ctx = _callbacks.register(pending)
+    status = lib.ydb_search_view_search(database._handle, encoded_name, encoded_query, _SEARCH_DONE_TRAMPOLINE, ctx)
+    if status != Status.OK:
+        _callbacks.pop(ctx)  # nothing was queued: no completion will come
+        _check(status)
+    return pending

@@ -20,9 +20,10 @@ from ._base import _check, _Closeable, _count, _enumerate, _timeout_milliseconds
 from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
-from .errors import ObserverWarning, Status
+from .errors import ObserverWarning, Status, error_for
 from .notifications import CommitNotification, RowChange, has_change, has_change_in_collection
-from .search import Match, register_fts_index, search, snippet
+from .search import (BackgroundSearch, Match, register_fts_index, register_search_view, search, search_query,
+                     set_search_query, snippet, start_search)
 from .serializers import BytesSerializer, Serializer, deserializer_of
 from .views import (FlavourLike, InvokeOptions, RegistrationOutcome, ViewRegistration, ViewTransaction, _Reporter,
                     filter_definition, register_async, setting_batch, view_definition)
@@ -330,6 +331,33 @@ class Database(_Closeable):
         _enumerate(lib.ydb_fts_index_enumerate_registered, self._handle,
                    each=lambda name: names.append(decode(name)))
         return names
+
+    # -- search views (ydbview.search) --
+
+    def register_search_view(self, name: str, parent: str, index: str, query: str = "") -> RegistrationOutcome:
+        """Registers search view ``name``: the rows of the registered view
+        ``parent`` that ``query`` (an FTS5 expression; "" matches nothing)
+        matches in full-text index ``index``, in the parent's groups and
+        order. Not stored: built at each registration (``BUILT``). A
+        commit changing a row's text moves it in or out of the results;
+        unregister it with ``unregister_view`` (unregistering the parent
+        does too). Raises ``NotFoundError`` for an unknown parent or index,
+        ``InvalidArgumentError`` for a malformed query."""
+        return register_search_view(self._handle, name, parent, index, query)
+
+    def search(self, name: str, query: str,
+               callback: Optional[Callable[[BackgroundSearch], Any]] = None) -> BackgroundSearch:
+        """Sets the query of search view ``name`` in the background and
+        returns at once a ``BackgroundSearch`` (``result()``, ``wait()``,
+        ``done()``): typing never waits for a search. For each view only
+        the newest query runs; one still waiting when a newer one comes is
+        superseded (``result()`` is False). The matches are read without
+        the write lock, then applied in a short write whose changeset
+        shows only the rows entering and leaving. ``callback(search)`` is
+        called once on the search's thread when it finished (kept alive
+        until then); ``close()`` completes the searches still waiting
+        with ``ClosedError``."""
+        return start_search(self, name, query, callback)
 
 
 # ---------------------------------------------------------------------------
@@ -678,6 +706,11 @@ class ReadTransaction:
         return snippet(self, index, query, collection, key, column=column, before=before, after=after,
                        ellipsis=ellipsis, tokens=tokens)
 
+    def search_query(self, name: str) -> str:
+        """The query search view ``name`` shows the results of, as of this
+        transaction (``NotFoundError`` when it is not a search view)."""
+        return search_query(self, name)
+
 
 class ReadWriteTransaction(ReadTransaction):
     """A read-write transaction. As a context manager it commits when the
@@ -713,9 +746,18 @@ class ReadWriteTransaction(ReadTransaction):
         that moment: that thread calls them, in snapshot order. An
         observer's exception becomes a warning."""
         status = lib.ydb_txn_commit(self._handle)
-        if status != Status.MISUSE:
-            # C freed the handle, whatever the result.
-            self._open = False
+        if status == Status.MISUSE:
+            # Refused (inside its own callbacks: still open), or a
+            # transaction failed by a misuse (a view that is not a search
+            # view...) rolled back and freed. Asking C which one overwrites
+            # this thread's last error: why it failed is read first.
+            kept = _callbacks.take()
+            _, message = _ffi.last_error()
+            failure = kept[0] if kept else error_for(status, message, lib.ydb_errcode_sqlite())
+            self._open = lib.ydb_txn_snapshot(self._handle, byref(c_uint64())) == Status.OK
+            raise failure
+        # C freed the handle, whatever the result.
+        self._open = False
         if status != Status.OK:
             _check(status)  # a failed commit delivered nothing: only why it failed is kept
         _warn_observer_failures(_callbacks.take())
@@ -887,6 +929,17 @@ class ReadWriteTransaction(ReadTransaction):
     def remove_all_collections(self) -> None:
         """Removes every row of every collection."""
         _check(lib.ydb_txn_remove_all_objects_in_all_collections(self._handle))
+
+    # -- search views --
+
+    def set_search_query(self, name: str, query: str) -> None:
+        """Sets the query of search view ``name`` in this transaction: the
+        rows the new query matches and the old one did not are inserted,
+        the others removed (the commit's changeset shows just those). The
+        same query again changes nothing. A malformed query raises
+        ``InvalidArgumentError`` and fails the transaction (it rolls back);
+        a view that is not a search view raises ``MisuseError``."""
+        set_search_query(self, name, query)
 
 
 class CallbackTransaction(ReadTransaction):
