@@ -2504,8 +2504,10 @@ int ydb_fts_index_register(ydb_database *db, const char *name,
 
 /*
 ** ydb_fts_index_unregister unregisters the index and drops its tables (also
-** when it is stored but not registered); its destructor runs. A name that
-** is not a full-text index is left alone (YDB_OK).
+** when it is stored but not registered); its destructor runs. The search
+** views that read it (and the views filtered over them) are unregistered in
+** the same transaction. A name that is not a full-text index is left alone
+** (YDB_OK).
 */
 int ydb_fts_index_unregister(ydb_database *db, const char *name);
 
@@ -2573,9 +2575,7 @@ int ydb_txn_search_snippet(ydb_txn *txn, const char *index, const char *query,
 ** Not stored.  The results depend on the query, so a search view is built
 **   from the index at each registration, with its first query, whether or
 **   not its parent is persistent. Unregister it with ydb_view_unregister
-**   (unregistering its parent unregisters it too). Keep its index
-**   registered while it is: a write whose row the view must look up in a
-**   missing index fails with YDB_CALLBACK_FAILED, naming the index.
+**   (unregistering its parent, or its index, unregisters it too).
 ** ======================================================================== */
 
 /*

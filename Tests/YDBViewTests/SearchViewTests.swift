@@ -112,6 +112,19 @@ final class SearchViewTests: XCTestCase {
         XCTAssertEqual(try connection.read { try $0.searchQuery(ofView: "s") }, "apple")
     }
 
+    func testUnregisteringTheIndexUnregistersItsSearchViews() throws {
+        try database.registerView(rankView(), name: "byRank")
+        try database.registerFullTextIndex(Self.index, name: "text")
+        try database.registerSearchView(SearchView(parent: "byRank", index: "text", query: "apple"), name: "found")
+        try database.registerFilteredView(FilteredView(parent: "found", filter: ViewFilter(flavour: .key) { _, _ in true },
+                                                       versionTag: "1"), name: "all")
+        try database.unregisterFullTextIndex(name: "text")
+        XCTAssertEqual(database.registeredViewNames, ["byRank"])
+        // Writes go on as before.
+        try connection.readWrite { try Self.set($0, "k0", "a", 0, ["apple"]) }
+        XCTAssertEqual(try dump("byRank"), ["a": ["k0"]])
+    }
+
     func testBackgroundSearchesSupersedeOlderQueries() throws {
         try database.registerView(rankView(), name: "byRank")
         try database.registerFullTextIndex(Self.index, name: "text")

@@ -100,6 +100,7 @@ extension ReadWriteTransaction {
 
     func unregisterFullTextIndex(name: String) throws {
         try extensionWork {
+            try unregisterSearchViews(reading: name)
             try FullTextIndexStorage.drop(named: name, handle)
             if let registered = writer(named: name) as? FullTextIndexWriter {
                 release(registered.instance.definition.releaseHook, ifCommitted: true)

@@ -124,7 +124,24 @@ extension ReadWriteTransaction {
 
     /// Unregisters the views filtered over `name`, and theirs in turn.
     func unregisterFilteredViews(over name: String) throws {
-        for child in filteredViews(over: name) {
+        try unregisterFilteredViews(filteredViews(over: name))
+    }
+
+    /// Unregisters the search views that read full-text index `index`
+    /// (and the views filtered over them): they cannot outlive it.
+    func unregisterSearchViews(reading index: String) throws {
+        var readers: [String] = []
+        state.extensions.forEachName { candidate in
+            if let search = viewInstance(named: candidate.value)?.definition.filtering?.search,
+               bytesEqual(search.index, index) {
+                readers.append(candidate.value)
+            }
+        }
+        try unregisterFilteredViews(readers)
+    }
+
+    private func unregisterFilteredViews(_ names: [String]) throws {
+        for child in names {
             try unregisterFilteredViews(over: child)
             try ViewStorage.drop(named: child, handle)
             if let writer = viewWriter(named: child) {
