@@ -2597,6 +2597,20 @@ int ydb_search_view_register(ydb_database *db, const char *name,
                              const char *query, int *out_outcome);
 
 /*
+** ydb_search_view_register_by_rank registers a search view as
+** ydb_search_view_register does, but orders each group's rows by the
+** query's bm25 rank, best first (then by collection and key), instead of in
+** the parent's order. A row is ranked when it is placed: when a query is
+** set (every match is placed again, and the changeset moves the rows whose
+** order changed), or when a commit changes it. bm25 weighs words by how
+** rare they are among all rows, so the ranks of rows placed earlier drift
+** as others change; they are not ranked again until the query is set.
+*/
+int ydb_search_view_register_by_rank(ydb_database *db, const char *name,
+                                     const char *parent, const char *index,
+                                     const char *query, int *out_outcome);
+
+/*
 ** ydb_search_view_set_query sets the query of search view `name` inside
 ** read-write transaction `txn`: one FTS5 query, whose matches are compared
 ** with the rows shown, so only the rows entering or leaving the results are

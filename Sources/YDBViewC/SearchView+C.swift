@@ -37,6 +37,21 @@ public func ydb_search_view_register(_ databaseHandle: OpaquePointer?, _ name: U
                                      _ parent: UnsafePointer<CChar>?, _ index: UnsafePointer<CChar>?,
                                      _ query: UnsafePointer<CChar>?,
                                      _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
+    registerSearchView(databaseHandle, name, parent, index, query, byRank: false, outOutcome)
+}
+
+@_cdecl("ydb_search_view_register_by_rank")
+public func ydb_search_view_register_by_rank(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                             _ parent: UnsafePointer<CChar>?, _ index: UnsafePointer<CChar>?,
+                                             _ query: UnsafePointer<CChar>?,
+                                             _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
+    registerSearchView(databaseHandle, name, parent, index, query, byRank: true, outOutcome)
+}
+
+private func registerSearchView(_ databaseHandle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                _ parent: UnsafePointer<CChar>?, _ index: UnsafePointer<CChar>?,
+                                _ query: UnsafePointer<CChar>?, byRank: Bool,
+                                _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
     // Optional, so cleared by hand (answer() refuses NULL) before anything can fail.
     outOutcome?.pointee = 0
     return run {
@@ -47,7 +62,7 @@ public func ydb_search_view_register(_ databaseHandle: OpaquePointer?, _ name: U
         // NULL is the empty query, which matches nothing until one is set.
         let first = try query.map { try string($0, "query") } ?? ""
         let outcome = try database.database.registerSearchView(
-            SearchView(parent: parentName, index: indexName, query: first), name: viewName)
+            SearchView(parent: parentName, index: indexName, query: first, orderedByRank: byRank), name: viewName)
         outOutcome?.pointee = outcome.rawValue
     }
 }

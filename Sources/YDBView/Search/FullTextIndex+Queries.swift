@@ -101,6 +101,18 @@ extension ReadTransaction {
         return try stepQuery(select, query)
     }
 
+    /// Row `rowid`'s bm25 rank for `query` (nil when it does not match):
+    /// one FTS5 lookup. The same rules as `fullTextMatches`.
+    package func fullTextRank(index: String, query: String, rowid: Int64) throws -> Double? {
+        let instance = try fullTextIndex(index)
+        guard let query = try usable(query) else { return nil }
+        let select = try handle.statement(instance.sql.rowRank)
+        defer { select.reset() }
+        select.bind(1, query)
+        select.bind(2, rowid)
+        return try stepQuery(select, query) ? sqlite3_column_double(select.raw, 0) : nil
+    }
+
     // MARK: Helpers
 
     private func matches(_ index: String, _ query: String, _ limit: Int?) throws -> [FullTextMatch] {

@@ -91,6 +91,8 @@ final class FullTextIndexSQL: Sendable {
     let matchingRowids: String
     /// Whether row ?2 matches ?1.
     let rowMatches: String
+    /// Row ?2's bm25 rank for ?1 (no row when it does not match).
+    let rowRank: String
     /// The snippet of row ?2 for ?1: column ?3 (-1: the best), ?4 before
     /// and ?5 after each found word, ?6 where text is left out, at most ?7 words.
     let snippet: String
@@ -112,6 +114,7 @@ final class FullTextIndexSQL: Sendable {
         matches = "SELECT rowid, bm25(\(table)) FROM \(table) WHERE \(table) MATCH ?1"
         matchingRowids = "SELECT rowid FROM \(table) WHERE \(table) MATCH ?1"
         rowMatches = "SELECT 1 FROM \(table) WHERE rowid = ?2 AND \(table) MATCH ?1"
+        rowRank = "SELECT bm25(\(table)) FROM \(table) WHERE rowid = ?2 AND \(table) MATCH ?1"
         snippet = "SELECT snippet(\(table), ?3, ?4, ?5, ?6, ?7) FROM \(table) WHERE rowid = ?2 AND \(table) MATCH ?1"
     }
 }

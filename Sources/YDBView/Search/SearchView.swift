@@ -24,15 +24,49 @@ public struct SearchView: Sendable {
     public var index: String
     /// The first query ("" matches nothing).
     public var query: String
+    /// Rows in each group by the query's bm25 rank, best first (then by
+    /// collection and key), instead of in the parent's order. A row is
+    /// ranked when it is placed: when the query is set, or when a commit
+    /// changes it (bm25 weighs words by how rare they are in all rows, so
+    /// other rows' ranks drift as rows change; they are not re-ranked).
+    public var orderedByRank: Bool
 
-    public init(parent: String, index: String, query: String = "") {
+    public init(parent: String, index: String, query: String = "", orderedByRank: Bool = false) {
         self.parent = parent
         self.index = index
         self.query = query
+        self.orderedByRank = orderedByRank
     }
 }
 
 extension SearchQuery {
+    /// The search of `query` on `index`, ordered by rank or not.
+    init(index: String, query: String, orderedByRank: Bool) {
+        self.init(index: index, query: query,
+                  ranking: orderedByRank ? Self.ranking(index: index, query: query) : nil)
+    }
+
+    /// A rank-ordered row's sort key: its rank, then its name.
+    static func rankKey(_ rank: Double, _ row: ViewRow) -> SortKey {
+        var key = SortKey()
+        key.append(rank)
+        key.append(row.collection)
+        key.append(row.key)
+        return key
+    }
+
+    /// The sorting of a view ordered by rank: each row's bm25 rank as the
+    /// index gives it when the row is placed.
+    private static func ranking(index: String, query: String) -> ViewSorting {
+        ViewSorting(.key, .any, reads: true, .key { running, _, row in
+            guard let rowid = try running.rowid(forKey: row.key, inCollection: row.collection),
+                  let rank = try running.fullTextRank(index: index, query: query, rowid: rowid) else {
+                return rankKey(.infinity, row)   // not a match: the filter leaves it out anyway
+            }
+            return rankKey(rank, row)
+        })
+    }
+
     /// The filter that keeps a row when the query matches it in the index
     /// (nothing for an empty query). It runs when any part of the row
     /// changes: the index may have re-read it.
@@ -72,17 +106,24 @@ extension ReadWriteTransaction {
         // its own failure, and only once some row reached it.
         _ = try fullTextMatchingRowids(index: view.index, query: view.query)
         let parent = try filteredViewParent(view.parent, of: name)
-        let search = SearchQuery(index: view.index, query: view.query)
+        // Registered with an empty query, which matches nothing without a
+        // lookup per row; the first query is then set as any new one is:
+        // one full-text query, not one per row of the table.
+        let search = SearchQuery(index: view.index, query: "", orderedByRank: view.orderedByRank)
         let definition = Filtering.view(over: parent.definition, named: view.parent, filter: search.filter,
                                         filterTag: search.tag, search: search, isPersistent: false, releaseHook: nil)
-        return try registerView(definition, name: name)
+        let outcome = try registerView(definition, name: name)
+        try setSearchQuery(view.query, forView: name)
+        return outcome
     }
 
     /// Sets the query of search view `name` inside this transaction: the
     /// rows the new query matches and the old one did not are inserted, the
     /// others removed, and views filtered over it follow. The same query
     /// again changes nothing. Costs one full-text query plus O(log n) per
-    /// row entering or leaving (the old results are looked at once).
+    /// row entering or leaving (the old results are looked at once). A view
+    /// ordered by rank places every match again by its new rank: the
+    /// changeset moves the rows whose order changed.
     public func setSearchQuery(_ query: String, forView name: String) throws {
         try setSearchQuery(query, forView: name, matches: nil)
     }
@@ -99,16 +140,23 @@ extension ReadWriteTransaction {
             guard let filtering = writer.definition.filtering, let current = filtering.search else {
                 throw YDBError(.misuse, "view '\(name)' is not a search view")
             }
-            let search = SearchQuery(index: current.index, query: query)
+            let ranked = current.ranking != nil
+            let search = SearchQuery(index: current.index, query: query, orderedByRank: ranked)
             guard search.tag != filtering.filterTag else { return }
             let parent = try filteredViewParent(filtering.parent, of: name)
-            let found = try matches ?? fullTextMatchingRowids(index: search.index, query: query)
             let view = Filtering.view(over: parent.definition, named: filtering.parent, filter: search.filter,
                                       filterTag: search.tag, search: search, isPersistent: false, releaseHook: nil)
             writer.takeDefinition(view)
-            try writer.refilter(over: parent.state, keeping: found, writeContext)
+            if ranked {
+                // Every row's rank changes with the query: placed again by it.
+                let ranks = try fullTextMatches(index: search.index, query: query)
+                try writer.rebuild(over: parent.state, scores: ranks, key: SearchQuery.rankKey, writeContext)
+            } else {
+                let found = try matches ?? fullTextMatchingRowids(index: search.index, query: query)
+                try writer.refilter(over: parent.state, keeping: found, writeContext)
+            }
             installWriter(writer)
-            try followParent(name)
+            try followParent(name, reordered: ranked)
         }
     }
 }

@@ -182,6 +182,7 @@ int header_compile_check(void) {
     (void)&ydb_txn_search;
     (void)&ydb_txn_search_snippet;
     (void)&ydb_search_view_register;
+    (void)&ydb_search_view_register_by_rank;
     (void)&ydb_search_view_set_query;
     (void)&ydb_search_view_query;
     (void)&ydb_search_view_search;

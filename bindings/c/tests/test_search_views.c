@@ -1089,11 +1089,76 @@ static void test_closing_with_searches_pending(void) {
     }
 }
 
+/* ---- ordered by rank ---- */
+
+typedef struct {
+    char keys[64][16];
+    double ranks[64];
+    int count;
+} ranked_matches;
+
+static int remember_rank(void *ctx, const char *collection, const char *key, double rank) {
+    ranked_matches *m = (ranked_matches *)ctx;
+    (void)collection;
+    if (m->count < 64) {
+        snprintf(m->keys[m->count], sizeof m->keys[0], "%s", key);
+        m->ranks[m->count++] = rank;
+    }
+    return 0;
+}
+
+static double rank_of(const ranked_matches *m, const char *key) {
+    int i;
+    for (i = 0; i < m->count; i++)
+        if (strcmp(m->keys[i], key) == 0) return m->ranks[i];
+    return 1e300;
+}
+
+/* Each group of a view ordered by rank holds its matches by rank, best
+** first: the ranks read along it never go down, and the rows are the matches. */
+static void test_ordered_by_rank(void) {
+    search_fixture f;
+    ydb_txn *txn;
+    const char *queries[] = {"apple", "banana OR cherry", "b*"};
+    size_t q;
+    setup(&f, 60, 9);
+    CHECK_OK(ydb_search_view_register_by_rank(f.db, "ranked", PARENT, INDEX, "apple", NULL));
+    for (q = 0; q < sizeof queries / sizeof *queries; q++) {
+        ranked_matches m;
+        size_t g, shown = 0;
+        memset(&m, 0, sizeof m);
+        if (q > 0) CHECK_OK(set_query(f.writer, "ranked", queries[q]));
+        REQUIRE_OK(ydb_txn_begin_read(f.reader, &txn));
+        CHECK_OK(ydb_txn_search(txn, INDEX, queries[q], 0, remember_rank, &m));
+        for (g = 0; g < sizeof groups / sizeof *groups; g++) {
+            size_t count = 0, i;
+            double last = -1e300;
+            CHECK_OK(ydb_view_count_in_group(txn, "ranked", groups[g], &count));
+            for (i = 0; i < count; i++) {
+                char *collection = NULL, *key = NULL;
+                double rank;
+                if (ydb_view_key_at(txn, "ranked", groups[g], i, &collection, &key) != YDB_OK) continue;
+                rank = rank_of(&m, key);
+                CHECK(rank < 1e300);        /* a match */
+                CHECK(rank >= last);        /* best first */
+                last = rank;
+                ydb_free(collection);
+                ydb_free(key);
+            }
+            shown += count;
+        }
+        CHECK(shown == (size_t)m.count);
+        ydb_txn_end(txn);
+    }
+    teardown(&f);
+}
+
 int main(int argc, char **argv) {
     long rows = argc > 1 ? strtol(argv[1], NULL, 10) : 3000;
     /* A hang is a failure: the test stops instead of waiting forever. */
     alarm(600);
     test_queries_in_transactions();
+    test_ordered_by_rank();
     test_background_searches();
     test_typing_while_another_thread_commits(rows > 0 ? rows : 3000);
     test_misuse();

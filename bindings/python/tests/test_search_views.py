@@ -191,6 +191,41 @@ def test_a_resorted_parent_moves_the_results(db: ydbview.Database) -> None:
     assert "found" not in db.registered_views
 
 
+def test_ordered_by_rank(db: ydbview.Database) -> None:
+    """order="rank": each group's matches by bm25 rank, best first, as the
+    index ranks them right after the query is set; every changeset is a
+    valid edit script."""
+    conn, ui = db.new_connection(), db.new_connection()
+    rng = random.Random(5)
+    with conn.read_write() as t:
+        for i in range(120):
+            t.set("c", f"k{i:03d}", {"g": "ab"[i % 2], "n": i}, " ".join(rng.choices(WORDS, k=rng.randint(1, 6))))
+    db.register_search_view("best", "v", "text", "apple", order="rank")
+    with pytest.raises(ValueError):
+        db.register_search_view("worst", "v", "text", "apple", order="worst")
+    m = Mappings(["a", "b"], "best")
+    start(ui, m)
+
+    def table() -> Table:
+        shown_table = mappings_table(db, m, "best")
+        return [group for group, _ in shown_table], [rows for _, rows in shown_table]
+
+    for query in ["apple", "apple OR banana", "banana", "b*"]:
+        old = table()
+        if query != "apple":
+            with conn.read_write() as t:
+                t.set_search_query("best", query)
+        changeset = m.changes(ui.begin_long_lived_read_transaction())
+        new = table()
+        assert apply_steps(changeset.steps(), old, new) == new
+        with conn.read() as t:
+            rank = {match.key: match.rank for match in t.search("text", query)}
+        got = shown(conn, "best")
+        assert sorted(key for keys in got.values() for key in keys) == sorted(rank)
+        for keys in got.values():
+            assert [rank[key] for key in keys] == sorted(rank[key] for key in keys), query
+
+
 def test_refusals(db: ydbview.Database) -> None:
     conn = db.new_connection()
     put(conn, "k0", "a", 0, "apple")

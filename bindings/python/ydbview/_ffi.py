@@ -513,6 +513,7 @@ _SIGNATURES = {
                 _blob_out]),
     # search views
     "ydb_search_view_register": (c_int, [DatabasePointer, c_char_p, c_char_p, c_char_p, c_char_p, _int_out]),
+    "ydb_search_view_register_by_rank": (c_int, [DatabasePointer, c_char_p, c_char_p, c_char_p, c_char_p, _int_out]),
     "ydb_search_view_set_query": (c_int, [TxnPointer, c_char_p, c_char_p]),
     "ydb_search_view_query": (c_int, [TxnPointer, c_char_p, _blob_out]),
     "ydb_search_view_search": (c_int, [DatabasePointer, c_char_p, c_char_p, SEARCH_DONE_FN, c_void_p]),

@@ -186,13 +186,15 @@ def snippet(transaction: _Transaction, index: str, query: str, collection: str, 
 # ---------------------------------------------------------------------------
 
 def register_search_view(database_handle: Any, name: str, parent: str, index: str,
-                         query: str) -> RegistrationOutcome:
+                         query: str, order: str) -> RegistrationOutcome:
     """``Database.register_search_view``: registers it and returns how it
     was built (always ``BUILT``: a search view is not stored)."""
+    if order not in ("parent", "rank"):
+        raise ValueError(f"order must be 'parent' or 'rank', not {order!r}")
+    register = lib.ydb_search_view_register_by_rank if order == "rank" else lib.ydb_search_view_register
     outcome = c_int()
-    _check(lib.ydb_search_view_register(database_handle, encode(name, "view name"),
-                                        encode(parent, "parent view name"), encode(index, "full-text index name"),
-                                        encode(query, "query"), byref(outcome)))
+    _check(register(database_handle, encode(name, "view name"), encode(parent, "parent view name"),
+                    encode(index, "full-text index name"), encode(query, "query"), byref(outcome)))
     return RegistrationOutcome(outcome.value)
 
 

@@ -334,16 +334,19 @@ class Database(_Closeable):
 
     # -- search views (ydbview.search) --
 
-    def register_search_view(self, name: str, parent: str, index: str, query: str = "") -> RegistrationOutcome:
+    def register_search_view(self, name: str, parent: str, index: str, query: str = "", *,
+                             order: str = "parent") -> RegistrationOutcome:
         """Registers search view ``name``: the rows of the registered view
         ``parent`` that ``query`` (an FTS5 expression; "" matches nothing)
         matches in full-text index ``index``, in the parent's groups and
-        order. Not stored: built at each registration (``BUILT``). A
-        commit changing a row's text moves it in or out of the results;
-        unregister it with ``unregister_view`` (unregistering the parent
-        does too). Raises ``NotFoundError`` for an unknown parent or index,
+        order — or, with ``order="rank"``, each group by the query's bm25
+        rank, best first (a row is ranked when it is placed). Not stored:
+        built at each registration (``BUILT``). A commit changing a row's
+        text moves it in or out of the results; unregister it with
+        ``unregister_view`` (unregistering the parent or the index does
+        too). Raises ``NotFoundError`` for an unknown parent or index,
         ``InvalidArgumentError`` for a malformed query."""
-        return register_search_view(self._handle, name, parent, index, query)
+        return register_search_view(self._handle, name, parent, index, query, order)
 
     def search(self, name: str, query: str,
                callback: Optional[Callable[[BackgroundSearch], Any]] = None) -> BackgroundSearch:

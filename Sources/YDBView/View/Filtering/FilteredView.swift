@@ -132,8 +132,8 @@ struct Filtering: Sendable {
                 return try key(running, group, row)
             }
         }
-        let sorting = ViewSorting(parentSorting.flavour, parentSorting.options, reads: parentSorting.readsTransaction,
-                                  form)
+        let sorting = search?.ranking
+            ?? ViewSorting(parentSorting.flavour, parentSorting.options, reads: parentSorting.readsTransaction, form)
         var view = View(grouping: grouping, sorting: sorting,
                         versionTag: versionTag(filterTag: filterTag, parentTag: parentView.versionTag),
                         isPersistent: isPersistent, allowedCollections: parentView.allowedCollections)
@@ -155,4 +155,7 @@ struct Filtering: Sendable {
 struct SearchQuery: Sendable {
     let index: String
     let query: String
+    /// Set for a view ordered by rank: the sorting it places rows by
+    /// instead of its parent's.
+    var ranking: ViewSorting? = nil
 }

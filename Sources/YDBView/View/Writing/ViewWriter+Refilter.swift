@@ -69,9 +69,45 @@ extension ViewWriter {
         }
     }
 
-    /// Removes rows this view shows, their names read a batch at a time
-    /// (one statement per batch, not per row) unless the log knows them.
-    private func remove(_ rowids: [Int64], _ context: ExtensionWriteContext) throws {
+    /// Makes this view hold exactly the rows of `parent` in `scores`, in the
+    /// parent's groups, each placed by the sort key `key` makes of its score
+    /// and row (a search view ordered by rank, whose every row's place
+    /// changes with the query). Logged as what changed (`loggingDifference`).
+    func rebuild(over parent: ViewState, scores: [Int64: Double], key: (Double, ViewRow) -> SortKey,
+                 _ context: ExtensionWriteContext) throws {
+        var shown: [Int64] = []
+        state.forEachPlace { rowid, _ in
+            shown.append(rowid)
+            return true
+        }
+        try name(shown, context)   // the difference names the rows that leave
+        var entering: [(group: String, rowid: Int64, score: Double)] = []
+        for (rowid, score) in scores {
+            if let place = parent.place(of: rowid) { entering.append((place.group, rowid, score)) }
+        }
+        try loggingDifference {
+            try reset(keys: [:], context)
+            var keyed: [(group: String, rowid: Int64, rowKey: RowKey, key: SortKey)] = []
+            var start = 0
+            while start < entering.count {
+                let batch = entering[start ..< min(start + RowReader.batchSize, entering.count)]
+                start = batch.endIndex
+                for (entry, row) in zip(batch, try context.rows.loadRows(ArraySlice(batch.map(\.rowid)), .key)) {
+                    keyed.append((entry.group, entry.rowid, RowKey(collection: row.collection, key: row.key),
+                                  key(entry.score, row)))
+                }
+            }
+            // In order, so that each lands after the last (one comparison).
+            keyed.sort { $0.group != $1.group ? $0.group < $1.group : SortKey.compare($0.key, $1.key) < 0 }
+            for row in keyed {
+                let index = try position(of: .key(row.key), in: row.group, context)
+                try place(row.rowid, row.rowKey, row.key, in: row.group, at: index, context)
+            }
+        }
+    }
+
+    /// Reads the names of `rowids` the log does not know, a batch at a time.
+    private func name(_ rowids: [Int64], _ context: ExtensionWriteContext) throws {
         let unnamed = rowids.filter { keys[$0] == nil }
         var start = 0
         while start < unnamed.count {
@@ -81,6 +117,12 @@ extension ViewWriter {
                 keys[rowid] = RowKey(collection: row.collection, key: row.key)
             }
         }
+    }
+
+    /// Removes rows this view shows, their names read a batch at a time
+    /// (one statement per batch, not per row) unless the log knows them.
+    private func remove(_ rowids: [Int64], _ context: ExtensionWriteContext) throws {
+        try name(rowids, context)
         for rowid in rowids { try remove(rowid, keys[rowid]!, context) }
     }
 
