@@ -5,10 +5,6 @@ import XCTest
 /// storage, notifications, mappings, changesets). Seeded: a failure names
 /// the seed; `YDB_SEED=<n>` replays that one.
 final class EngineRandomTests: XCTestCase {
-    private static func seeds(_ base: UInt64, _ count: Int) -> [UInt64] {
-        if let only = ProcessInfo.processInfo.environment["YDB_SEED"], let seed = UInt64(only) { return [seed] }
-        return (0 ..< UInt64(count)).map { base + $0 }
-    }
 
     /// Every group's order equals a from-scratch sort of the same rows, the
     /// view log replayed on the old contents gives the new contents, and a
@@ -23,7 +19,7 @@ final class EngineRandomTests: XCTestCase {
     }
 
     private func viewMatchesFromScratchSortAndLogsReplay(keyed: Bool) throws {
-        for seed in Self.seeds(keyed ? 8_000 : 7_000, TestScale.pick(20, long: 100)) {
+        for seed in randomSeeds(keyed ? 8_000 : 7_000, TestScale.pick(20, long: 100)) {
             var rng = SeededGenerator(seed: seed)
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ydbview-random-\(seed)-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -84,7 +80,7 @@ final class EngineRandomTests: XCTestCase {
     /// changed row still shown is updated or moved.
     func testRealEngineChangesetsAreValidBatchUpdates() throws {
         var changesets = 0, nonEmpty = 0, readded = 0
-        for seed in Self.seeds(31_000, TestScale.pick(300, long: 2_000)) {
+        for seed in randomSeeds(31_000, TestScale.pick(300, long: 2_000)) {
             var rng = SeededGenerator(seed: seed)
             let database = try Database(path: nil)
             defer { database.close() }

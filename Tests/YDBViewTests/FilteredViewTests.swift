@@ -223,7 +223,7 @@ final class FilteredViewTests: XCTestCase {
     /// parent's rows filtered from scratch.
     func testRandomHistoriesGiveValidChangesets() throws {
         var filterChanges = 0, changesets = 0
-        for seed in RedefinitionTests.seeds(43_000, TestScale.pick(600, long: 6_000)) {
+        for seed in randomSeeds(43_000, TestScale.pick(600, long: 6_000)) {
             var rng = SeededGenerator(seed: seed)
             let keyed = Bool.random(using: &rng)
             database.close()

@@ -52,7 +52,7 @@ final class RedefinitionTests: XCTestCase {
     /// new one, step by step too, and the view equals a from-scratch sort.
     func testRedefinitionsGiveValidChangesets() throws {
         var redefinitions = 0, moves = 0
-        for seed in Self.seeds(41_000, TestScale.pick(1_000, long: 10_000)) {
+        for seed in randomSeeds(41_000, TestScale.pick(1_000, long: 10_000)) {
             var rng = SeededGenerator(seed: seed)
             let keyed = Bool.random(using: &rng)
             let database = try Database(path: nil)
@@ -250,8 +250,4 @@ final class RedefinitionTests: XCTestCase {
         }
     }
 
-    static func seeds(_ base: UInt64, _ count: Int) -> [UInt64] {
-        if let only = ProcessInfo.processInfo.environment["YDB_SEED"], let seed = UInt64(only) { return [seed] }
-        return (0 ..< UInt64(count)).map { base + $0 }
-    }
 }

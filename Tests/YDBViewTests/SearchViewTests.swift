@@ -235,7 +235,7 @@ final class SearchViewTests: XCTestCase {
     func testRandomHistoriesGiveValidChangesets() throws {
         var queries = 0
         let typed = Self.words.flatMap { word in (1 ... word.count).map { "\(word.prefix($0))*" } } + ["apple", "date", ""]
-        for seed in RedefinitionTests.seeds(47_000, TestScale.pick(500, long: 5_000)) {
+        for seed in randomSeeds(47_000, TestScale.pick(500, long: 5_000)) {
             var rng = SeededGenerator(seed: seed)
             database.close()
             database = try Database(path: nil)

@@ -101,21 +101,11 @@ enum SearchBenchmark {
             return key
         })
         for (step, sorting) in [byKey, Data.keyView().sorting, byKey].enumerated() {
-            let start = now()
-            try writer.readWrite {
+            let (changeset, seconds) = try changesetAfter("resort", writer, reader, sorted) {
                 try $0.setViewDefinition(name: view, grouping: Data.keyView().grouping, sorting: sorting,
                                          versionTag: "sorted \(step)")
             }
-            let t1 = now()
-            let notes = try reader.beginLongLivedReadTransaction()
-            let t2 = now()
-            let changeset = try sorted.changes(for: notes)
-            let t3 = now()
-            _ = changeset.steps()
-            if ProcessInfo.processInfo.environment["PHASES"] != nil {
-                log("phases resort: commit \(ms(Double(t1 - start) / 1e9)) catch-up \(ms(Double(t2 - t1) / 1e9)) changes \(ms(Double(t3 - t2) / 1e9)) steps \(ms(Double(now() - t3) / 1e9))")
-            }
-            result.resort.add(from: start)
+            result.resort.add(seconds)
             result.resortMoves = changeset.rowChanges.count
             let plainStart = now()
             let order = try rowids(plain, step % 2 == 0 ? "SELECT rowid FROM t ORDER BY grp, key"
@@ -139,15 +129,10 @@ enum SearchBenchmark {
         var shown = try rowids(filterQuery, 0)
         for step in 1 ... 6 {
             let threshold = Int64(step % 2)
-            let start = now()
-            try writer.readWrite { try $0.setFilter(keeping(from: threshold), versionTag: "\(step)", forView: filtered) }
-            let t1 = now()
-            let changeset = try sampled.changes(for: try reader.beginLongLivedReadTransaction())
-            if ProcessInfo.processInfo.environment["PHASES"] != nil {
-                log("phases filter: commit \(ms(Double(t1 - start) / 1e9)) changeset \(ms(Double(now() - t1) / 1e9))")
+            let (changeset, seconds) = try changesetAfter("filter", writer, reader, sampled) {
+                try $0.setFilter(keeping(from: threshold), versionTag: "\(step)", forView: filtered)
             }
-            _ = changeset.steps()
-            result.filter.add(from: start)
+            result.filter.add(seconds)
             result.filterChanges = changeset.rowChanges.count
             let plainStart = now()
             let newShown = try rowids(filterQuery, threshold)
@@ -174,17 +159,8 @@ enum SearchBenchmark {
         let word = vocabulary.first { $0.count >= 7 } ?? vocabulary[0]
         for length in 1 ... min(word.count, 7) {
             let query = "\(word.prefix(length))*"
-            let start = now()
-            try writer.readWrite { try $0.setSearchQuery(query, forView: search) }
-            let t1 = now()
-            let notes = try reader.beginLongLivedReadTransaction()
-            let t2 = now()
-            let changeset = try found.changes(for: notes)
-            let t3 = now()
-            _ = changeset.steps()
-            let engine = Double(now() - start) / 1e9
-            if ProcessInfo.processInfo.environment["PHASES"] != nil {
-                log("phases \(query): commit \(ms(Double(t1 - start) / 1e9)) catch-up \(ms(Double(t2 - t1) / 1e9)) changes \(ms(Double(t3 - t2) / 1e9)) steps \(ms(Double(now() - t3) / 1e9))")
+            let (changeset, engine) = try changesetAfter(query, writer, reader, found) {
+                try $0.setSearchQuery(query, forView: search)
             }
             let (_, alone) = try timed { try rowids(matchAlone, query) }
             let plainStart = now()
@@ -199,6 +175,29 @@ enum SearchBenchmark {
             throw SQLiteFailure(description: "search view holds \(engineCount) rows, FTS5 found \(results.count)")
         }
         return result
+    }
+
+    /// Commits `change`, then catches `reader` up and computes the changeset
+    /// of `mappings` and its edit steps: the engine's side of a figure, in
+    /// seconds. `PHASES=1` prints the four parts on standard error.
+    private static func changesetAfter(_ label: String, _ writer: Connection, _ reader: Connection,
+                                       _ mappings: Mappings,
+                                       _ change: (ReadWriteTransaction) throws -> Void) throws -> (Changeset, Double) {
+        let start = now()
+        try writer.readWrite(change)
+        let committed = now()
+        let notifications = try reader.beginLongLivedReadTransaction()
+        let caughtUp = now()
+        let changeset = try mappings.changes(for: notifications)
+        let computed = now()
+        _ = changeset.steps()
+        let end = now()
+        if ProcessInfo.processInfo.environment["PHASES"] != nil {
+            func part(_ from: UInt64, _ to: UInt64) -> String { ms(Double(to - from) / 1e9) }
+            log("phases \(label): commit \(part(start, committed)) catch-up \(part(committed, caughtUp)) "
+                + "changes \(part(caughtUp, computed)) steps \(part(computed, end))")
+        }
+        return (changeset, Double(end - start) / 1e9)
     }
 
     private static func rowids(_ plain: PlainSQLite, _ sql: String) throws -> [Int64] {

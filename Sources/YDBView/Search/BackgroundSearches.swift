@@ -123,10 +123,12 @@ final class BackgroundSearches: CommitFollower, @unchecked Sendable {   // state
     /// Finds the matches, then applies them; false when superseded.
     private func run(_ query: String, forView view: String, _ database: Database) throws -> Bool {
         let (snapshot, matches) = try database.withInternalConnection { connection in
-            try connection.read { t -> (UInt64, Set<Int64>) in
+            try connection.read { t -> (UInt64, Set<Int64>?) in
                 guard let search = t.viewInstance(named: view)?.definition.filtering?.search else {
                     throw YDBError(.notFound, "no search view named '\(view)' is registered")
                 }
+                // A view ordered by rank needs the ranks, which the write reads.
+                if search.ranking != nil { return (t.snapshot, nil) }
                 return (t.snapshot, try t.access(.readViews) { try t.fullTextMatchingRowids(index: search.index, query: query) })
             }
         }

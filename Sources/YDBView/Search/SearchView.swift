@@ -101,10 +101,9 @@ extension ReadWriteTransaction {
     func registerSearchView(_ view: SearchView, name: String) throws -> ViewRegistrationOutcome {
         try validateName(view.parent, "parent view name")
         try validateName(view.index, "full-text index name")
-        // Refuses an unknown index, and a malformed first query, before
-        // anything is built: the filter would report the query's error as
-        // its own failure, and only once some row reached it.
-        _ = try fullTextMatchingRowids(index: view.index, query: view.query)
+        // Refuses an unknown index before anything is built (a malformed
+        // first query fails `setSearchQuery` below, and so the registration).
+        _ = try fullTextMatchingRowids(index: view.index, query: "")
         let parent = try filteredViewParent(view.parent, of: name)
         // Registered with an empty query, which matches nothing without a
         // lookup per row; the first query is then set as any new one is:

@@ -5,6 +5,13 @@ import XCTest
 // engine with random histories (EngineRandomTests, RedefinitionTests,
 // FilteredViewTests).
 
+/// The seeds of `count` random histories from `base` on; `YDB_SEED=<n>`
+/// replays that one alone.
+func randomSeeds(_ base: UInt64, _ count: Int) -> [UInt64] {
+    if let only = ProcessInfo.processInfo.environment["YDB_SEED"], let seed = UInt64(only) { return [seed] }
+    return (0 ..< UInt64(count)).map { base + $0 }
+}
+
 /// One random write: sets (new rows, moves within and across groups,
 /// exclusions), metadata-only changes, touches, removes, collection
 /// removes and (rarely) remove-all. Returns the rows whose object or
