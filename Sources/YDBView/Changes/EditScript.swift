@@ -96,60 +96,86 @@ extension Changeset {
 /// Computes `Changeset.steps()` from the changes alone. The table itself is
 /// never materialised: every index is counted from the changes' original
 /// and final positions (the rows no change names keep their relative order).
+///
+/// Row changes are named by their index in `changes` and sorted as small
+/// (position, index) pairs: a `RowChange` carries strings, and sorting or
+/// copying thousands of them cost more than the rest of the script.
 private struct EditScript {
     var steps: [EditStep] = []
 
+    private let changes: [RowChange]
     private let sections: SectionLayout
     /// Per original section: the rows it loses (deletes and moves-out),
     /// ascending original index, and which of them are moves.
-    private var leaving: [Int: [(row: Int, isMove: Bool)]] = [:]
+    private var leaving: [[(row: Int, isMove: Bool)]]
     /// Per original section: its moves-out still to be made, counted by
     /// original index.
-    private var pendingMoves: [Int: PendingCounter] = [:]
+    private var pendingMoves: [PendingCounter?]
     /// Per final section: the arrivals (inserts and moves-in) in final order,
     /// each with its anchor — the original index of the nearest row before it
     /// in the new table that was there all along (-1: the section's start).
-    private var arrivals: [Int: [(change: RowChange, anchor: Int)]] = [:]
+    private var arrivals: [[(change: Int, anchor: Int)]]
 
     init(_ changeset: Changeset) {
+        changes = changeset.rowChanges
         sections = SectionLayout(changeset.sectionChanges)
-        for change in changeset.rowChanges where change.type == .delete || change.type == .move {
-            leaving[change.indexPath!.section, default: []].append((change.indexPath!.row, change.type == .move))
+        // Sections are numbered densely from 0: every index a change names is below the larger table's count.
+        var originalCount = 0, finalCount = 0
+        for change in changes {
+            if let path = change.indexPath { originalCount = max(originalCount, path.section + 1) }
+            if let path = change.newIndexPath { finalCount = max(finalCount, path.section + 1) }
         }
-        for section in leaving.keys {
-            leaving[section]!.sort { $0.row < $1.row }
-            pendingMoves[section] = PendingCounter(leaving[section]!.filter(\.isMove).map(\.row))
+        leaving = Array(repeating: [], count: originalCount)
+        pendingMoves = Array(repeating: nil, count: originalCount)
+        var arriving = [[(row: Int, change: Int)]](repeating: [], count: finalCount)
+        for (index, change) in changes.enumerated() {
+            if change.type == .delete || change.type == .move {
+                leaving[change.indexPath!.section].append((change.indexPath!.row, change.type == .move))
+            }
+            if change.type == .insert || change.type == .move {
+                arriving[change.newIndexPath!.section].append((change.newIndexPath!.row, index))
+            }
         }
-        var arriving: [Int: [RowChange]] = [:]
-        for change in changeset.rowChanges where change.type == .insert || change.type == .move {
-            arriving[change.newIndexPath!.section, default: []].append(change)
+        for section in leaving.indices where !leaving[section].isEmpty {
+            leaving[section].sort { $0.row < $1.row }
+            pendingMoves[section] = PendingCounter(leaving[section].filter(\.isMove).map(\.row))
         }
-        for (section, changes) in arriving {
-            arrivals[section] = anchored(changes.sorted { $0.newIndexPath!.row < $1.newIndexPath!.row },
-                                         in: section)
+        arrivals = Array(repeating: [], count: finalCount)
+        for section in arriving.indices where !arriving[section].isEmpty {
+            arriving[section].sort { $0.row < $1.row }
+            arrivals[section] = anchored(arriving[section], in: section)
         }
 
-        removeRows(changeset)
+        removeRows()
         insertSections()
         placeArrivals()
         removeSections()
-        reload(changeset)
+        reload()
+    }
+
+    private func leaving(_ original: Int) -> [(row: Int, isMove: Bool)] {
+        original < leaving.count ? leaving[original] : []
+    }
+
+    private func pendingCount(in original: Int, below row: Int) -> Int {
+        original < pendingMoves.count ? pendingMoves[original]?.count(below: row) ?? 0 : 0
     }
 
     /// Each arrival's anchor: the nearest final index before it that no
     /// arrival takes is a row that stayed; its original index is the k-th
     /// original index its section did not lose, k counted from the final index.
-    private func anchored(_ changes: [RowChange], in finalSection: Int) -> [(change: RowChange, anchor: Int)] {
+    private func anchored(_ arriving: [(row: Int, change: Int)], in finalSection: Int) -> [(change: Int, anchor: Int)] {
         guard let original = sections.original(ofFinal: finalSection) else {
-            return changes.map { ($0, -1) }   // an inserted section: nothing stayed
+            return arriving.map { ($0.change, -1) }   // an inserted section: nothing stayed
         }
-        let lost = leaving[original] ?? []
-        var result: [(change: RowChange, anchor: Int)] = []
+        let lost = leaving(original)
+        var result: [(change: Int, anchor: Int)] = []
+        result.reserveCapacity(arriving.count)
         var anchor = -1
         var lostBefore = 0   // lost rows with original index <= the candidate
-        for (position, change) in changes.enumerated() {
-            let row = change.newIndexPath!.row
-            if position == 0 || changes[position - 1].newIndexPath!.row != row - 1, row > 0 {
+        for (position, arrival) in arriving.enumerated() {
+            let row = arrival.row
+            if position == 0 || arriving[position - 1].row != row - 1, row > 0 {
                 // Final index row - 1 is a row that stayed: the k-th of them.
                 let k = row - 1 - position
                 var candidate = k + lostBefore
@@ -159,16 +185,23 @@ private struct EditScript {
                 }
                 anchor = candidate
             }
-            result.append((change, anchor))
+            result.append((arrival.change, anchor))
         }
         return result
     }
 
     // MARK: 1. Row removals, bottom-up
 
-    private mutating func removeRows(_ changeset: Changeset) {
-        let deletes = changeset.rowChanges.filter { $0.type == .delete }.sorted { $0.indexPath! > $1.indexPath! }
-        for change in deletes { steps.append(.row(.removeRow, at: change.indexPath!, change)) }
+    private mutating func removeRows() {
+        var deletes: [(section: Int, row: Int, change: Int)] = []
+        for (index, change) in changes.enumerated() where change.type == .delete {
+            deletes.append((change.indexPath!.section, change.indexPath!.row, index))
+        }
+        deletes.sort { ($0.section, $0.row) > ($1.section, $1.row) }
+        for delete in deletes {
+            steps.append(.row(.removeRow, at: TableIndexPath(section: delete.section, row: delete.row),
+                              changes[delete.change]))
+        }
     }
 
     // MARK: 2. Section inserts
@@ -182,10 +215,11 @@ private struct EditScript {
     // MARK: 3. Arrivals, in final order
 
     private mutating func placeArrivals() {
-        for final in arrivals.keys.sorted() {
+        for final in arrivals.indices where !arrivals[final].isEmpty {
             let original = sections.original(ofFinal: final)
             let target = original.map { sections.current(ofOriginal: $0) } ?? sections.current(ofInserted: final)
-            for (placed, (change, anchor)) in arrivals[final]!.enumerated() {
+            for (placed, (index, anchor)) in arrivals[final].enumerated() {
+                let change = changes[index]
                 var from: TableIndexPath?
                 if change.type == .move {
                     let source = change.indexPath!
@@ -193,7 +227,7 @@ private struct EditScript {
                                           row: currentRow(ofOriginal: source, final: final, placedHere: placed))
                     pendingMoves[source.section]!.remove(source.row)
                 }
-                let pendingBefore = original.map { pendingMoves[$0]?.count(below: anchor) ?? 0 } ?? 0
+                let pendingBefore = original.map { pendingCount(in: $0, below: anchor) } ?? 0
                 let to = TableIndexPath(section: target, row: change.newIndexPath!.row + pendingBefore)
                 if let from {
                     if from != to { steps.append(.row(.moveRow, at: from, to: to, change)) }
@@ -208,14 +242,15 @@ private struct EditScript {
     /// the rows before it that stayed, the moves-out before it still
     /// waiting, and the arrivals already placed in front of it.
     private func currentRow(ofOriginal path: TableIndexPath, final: Int, placedHere: Int) -> Int {
-        let lost = leaving[path.section] ?? []
+        let lost = leaving(path.section)
         let lostBefore = lowerBound(lost.count) { lost[$0].row < path.row }
         let stayedBefore = path.row - lostBefore
-        let waitingBefore = pendingMoves[path.section]?.count(below: path.row) ?? 0
+        let waitingBefore = pendingCount(in: path.section, below: path.row)
         var arrivedBefore = 0
-        if let finalSection = sections.final(ofOriginal: path.section), let here = arrivals[finalSection] {
+        if let finalSection = sections.final(ofOriginal: path.section), finalSection < arrivals.count {
             // Arrivals are placed in final order and their anchors never
             // decrease: the placed ones in front are a prefix.
+            let here = arrivals[finalSection]
             let placed = finalSection < final ? here.count : finalSection == final ? placedHere : 0
             arrivedBefore = min(placed, lowerBound(here.count) { here[$0].anchor < path.row })
         }
@@ -232,13 +267,19 @@ private struct EditScript {
 
     // MARK: 5. Reloads
 
-    private mutating func reload(_ changeset: Changeset) {
+    private mutating func reload() {
         // A row removed and set again under its key is reloaded too: its
         // move may have been left out, and the row it shows is a new one.
-        let reloaded = changeset.rowChanges.filter {
-            $0.type == .update || ($0.type == .move && (!$0.changes.isEmpty || $0.originalRowid != $0.rowid))
-        }.sorted { $0.finalPosition! < $1.finalPosition! }
-        for change in reloaded { steps.append(.row(.reloadRow, at: change.finalPosition!, change)) }
+        var reloaded: [(section: Int, row: Int, change: Int)] = []
+        for (index, change) in changes.enumerated()
+        where change.type == .update || (change.type == .move && (!change.changes.isEmpty || change.originalRowid != change.rowid)) {
+            reloaded.append((change.finalPosition!.section, change.finalPosition!.row, index))
+        }
+        reloaded.sort { ($0.section, $0.row) < ($1.section, $1.row) }
+        for reload in reloaded {
+            steps.append(.row(.reloadRow, at: TableIndexPath(section: reload.section, row: reload.row),
+                              changes[reload.change]))
+        }
     }
 }
 
