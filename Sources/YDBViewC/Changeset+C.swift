@@ -15,56 +15,98 @@ import YDBView
 final class ChangesetBox {
     let changeset: Changeset
     let sectionGroups: [UnsafeMutablePointer<CChar>]
-    let originalGroups: [UnsafeMutablePointer<CChar>?]
-    let finalGroups: [UnsafeMutablePointer<CChar>?]
-    let collections: [UnsafeMutablePointer<CChar>?]
-    let keys: [UnsafeMutablePointer<CChar>?]
-    private let scriptLock = Lock()
+    /// Guards the parts made on first use: the row changes' C strings and
+    /// the edit script.
+    private let lock = Lock()
+    /// Per row change, its strings as C strings, made the first time they
+    /// are asked for: a consumer applying an edit script reads the
+    /// collection and key of the rows it shows, and copying all four
+    /// strings of every row up front cost a third as much as computing the
+    /// changeset. They live as long as the box.
+    private var names: [(collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?)?]
+    private var groups: [(original: UnsafeMutablePointer<CChar>?, final: UnsafeMutablePointer<CChar>?)?]
     private var script: (steps: [EditStep], rowChangeOf: [Int64: Int])?
 
     init(_ changeset: Changeset) {
         self.changeset = changeset
-        sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }
-        originalGroups = changeset.rowChanges.map { $0.originalGroup.map { strdup($0)! } }
-        finalGroups = changeset.rowChanges.map { $0.finalGroup.map { strdup($0)! } }
-        collections = changeset.rowChanges.map { $0.collection.map { strdup($0)! } }
-        keys = changeset.rowChanges.map { $0.key.map { strdup($0)! } }
+        sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }  // few
+        names = Array(repeating: nil, count: changeset.rowChanges.count)
+        groups = Array(repeating: nil, count: changeset.rowChanges.count)
     }
 
     deinit {
         for pointer in sectionGroups { free(pointer) }
-        for list in [originalGroups, finalGroups, collections, keys] {
-            for pointer in list { free(pointer) }
+        for made in names { free(made?.collection); free(made?.key) }
+        for made in groups { free(made?.original); free(made?.final) }
+    }
+
+    /// The collection and key of row change `offset` (a valid index).
+    func names(of offset: Int) -> (collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?) {
+        lock.withLock { namesLocked(of: offset) }
+    }
+
+    private func namesLocked(of offset: Int)
+        -> (collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?) {
+        if let made = names[offset] { return made }
+        let rowKey = changeset.rowChanges[offset].rowKey
+        let made = (rowKey.map { copy($0.collection) }, rowKey.map { copy($0.key) })
+        names[offset] = made
+        return made
+    }
+
+    /// The original and final group of row change `offset` (a valid index).
+    func groups(of offset: Int) -> (original: UnsafeMutablePointer<CChar>?, final: UnsafeMutablePointer<CChar>?) {
+        lock.withLock {
+            if let made = groups[offset] { return made }
+            let change = changeset.rowChanges[offset]
+            let made = (change.originalGroup.map(copy), change.finalGroup.map(copy))
+            groups[offset] = made
+            return made
+        }
+    }
+
+    private func copy(_ string: String) -> UnsafeMutablePointer<CChar> {
+        var string = string
+        return string.withUTF8 { bytes in
+            let copied = malloc(bytes.count + 1)!.assumingMemoryBound(to: CChar.self)
+            if let base = bytes.baseAddress { memcpy(copied, base, bytes.count) }
+            copied[bytes.count] = 0
+            return copied
         }
     }
 
     /// The edit script, and for each row the position of its row change
     /// (a changeset has one change a row; a step names its row by its old id).
-    private var editScript: (steps: [EditStep], rowChangeOf: [Int64: Int]) {
-        scriptLock.withLock {
-            if let script { return script }
-            let made = (changeset.steps(), Dictionary(uniqueKeysWithValues:
-                changeset.rowChanges.enumerated().map { ($0.element.originalRowid, $0.offset) }))
-            script = made
-            return made
-        }
+    /// Made on first use, under the lock.
+    private func editScriptLocked() -> (steps: [EditStep], rowChangeOf: [Int64: Int]) {
+        if let script { return script }
+        var rowChangeOf: [Int64: Int] = [:]
+        rowChangeOf.reserveCapacity(changeset.rowChanges.count)
+        for (offset, change) in changeset.rowChanges.enumerated() { rowChangeOf[change.originalRowid] = offset }
+        let made = (changeset.steps(), rowChangeOf)
+        script = made
+        return made
     }
 
-    var stepCount: Int { editScript.steps.count }
+    var stepCount: Int { lock.withLock { editScriptLocked().steps.count } }
 
     /// Step `position` with its strings: a section step's group is its
     /// section change's, a row step's collection and key its row change's.
+    /// One lock a step: a list model reads thousands in a row.
     func step(_ position: Int) -> (EditStep, group: UnsafeMutablePointer<CChar>?,
                                    collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?)? {
-        let (steps, rowChangeOf) = editScript
-        guard steps.indices.contains(position) else { return nil }
-        let step = steps[position]
-        if let group = step.group {
-            let section = changeset.sectionChanges.firstIndex { $0.group.utf8.elementsEqual(group.utf8) }
-            return (step, section.map { sectionGroups[$0] }, nil, nil)
+        lock.withLock {
+            let script = editScriptLocked()
+            guard script.steps.indices.contains(position) else { return nil }
+            let step = script.steps[position]
+            if let group = step.group {
+                let section = changeset.sectionChanges.firstIndex { $0.group.utf8.elementsEqual(group.utf8) }
+                return (step, section.map { sectionGroups[$0] }, nil, nil)
+            }
+            guard let change = step.originalRowid.flatMap({ script.rowChangeOf[$0] }) else { return (step, nil, nil, nil) }
+            let names = namesLocked(of: change)
+            return (step, nil, names.collection, names.key)
         }
-        let change = step.originalRowid.flatMap { rowChangeOf[$0] }
-        return (step, nil, change.flatMap { collections[$0] }, change.flatMap { keys[$0] })
     }
 }
 
@@ -205,35 +247,35 @@ public func ydb_changeset_row_final_position(_ handle: OpaquePointer?, _ positio
 
 private func rowString(_ handle: OpaquePointer?, _ position: UInt,
                        _ outString: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ what: String,
-                       _ pick: (ChangesetBox) -> [UnsafeMutablePointer<CChar>?]) -> Int32 {
+                       _ pick: (ChangesetBox, Int) -> UnsafeMutablePointer<CChar>?) -> Int32 {
     answer(outString, "out_\(what)") {
         let (box, offset, _) = try rowChange(handle, position)
-        return UnsafePointer(try found(pick(box)[offset], "row change \(position) has no \(what)"))
+        return UnsafePointer(try found(pick(box, offset), "row change \(position) has no \(what)"))
     }
 }
 
 @_cdecl("ydb_changeset_row_original_group")
 public func ydb_changeset_row_original_group(_ handle: OpaquePointer?, _ position: UInt,
                                              _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    rowString(handle, position, outGroup, "original group") { $0.originalGroups }
+    rowString(handle, position, outGroup, "original group") { $0.groups(of: $1).original }
 }
 
 @_cdecl("ydb_changeset_row_final_group")
 public func ydb_changeset_row_final_group(_ handle: OpaquePointer?, _ position: UInt,
                                           _ outGroup: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    rowString(handle, position, outGroup, "final group") { $0.finalGroups }
+    rowString(handle, position, outGroup, "final group") { $0.groups(of: $1).final }
 }
 
 @_cdecl("ydb_changeset_row_collection")
 public func ydb_changeset_row_collection(_ handle: OpaquePointer?, _ position: UInt,
                                          _ outCollection: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    rowString(handle, position, outCollection, "collection") { $0.collections }
+    rowString(handle, position, outCollection, "collection") { $0.names(of: $1).collection }
 }
 
 @_cdecl("ydb_changeset_row_key")
 public func ydb_changeset_row_key(_ handle: OpaquePointer?, _ position: UInt,
                                   _ outKey: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    rowString(handle, position, outKey, "key") { $0.keys }
+    rowString(handle, position, outKey, "key") { $0.names(of: $1).key }
 }
 
 @_cdecl("ydb_changeset_row_changes")
@@ -277,6 +319,7 @@ private func cPath(_ path: TableIndexPath?) -> (UInt, UInt) {
 public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outChange: UnsafeMutableRawPointer?) -> Int32 {
     answer(bytesAt: outChange, "out_change", cleared: CRowChange.cleared) {
         let (box, offset, change) = try rowChange(handle, position)
+        let names = box.names(of: offset), groups = box.groups(of: offset)
         let (section, row) = cPath(change.indexPath), (newSection, newRow) = cPath(change.newIndexPath)
         let (originalSection, originalRow) = cPath(change.originalPosition)
         let (finalSection, finalRow) = cPath(change.finalPosition)
@@ -284,10 +327,10 @@ public func ydb_changeset_row(_ handle: OpaquePointer?, _ position: UInt, _ outC
             type: rowChangeType(change.type), changes: UInt32(change.changes.rawValue),
             section: section, row: row, newSection: newSection, newRow: newRow,
             originalSection: originalSection, originalRow: originalRow, finalSection: finalSection, finalRow: finalRow,
-            originalGroup: box.originalGroups[offset].map { UnsafePointer($0) },
-            finalGroup: box.finalGroups[offset].map { UnsafePointer($0) },
-            collection: box.collections[offset].map { UnsafePointer($0) },
-            key: box.keys[offset].map { UnsafePointer($0) })
+            originalGroup: groups.original.map { UnsafePointer($0) },
+            finalGroup: groups.final.map { UnsafePointer($0) },
+            collection: names.collection.map { UnsafePointer($0) },
+            key: names.key.map { UnsafePointer($0) })
     }
 }
 
