@@ -662,6 +662,20 @@ int ydb_txn_get_row(ydb_txn *txn, const char *collection, const char *key,
                     void **out_object, size_t *out_object_size,
                     void **out_metadata, size_t *out_metadata_size);
 
+/*
+** ydb_txn_get_row_hinted is ydb_txn_get_row with a hint: `rowid_hint` is
+** the row's id as an edit step or row change gave it (ydb_edit_step.rowid).
+** The row is looked up by that id first -- one lookup in the table, where a
+** key needs the key index first -- and by (collection, key) when the id no
+** longer names this row (it was removed and set again) or is 0. The answer
+** is always ydb_txn_get_row's; a list model reading the rows a commit
+** placed saves about a third of each read.
+*/
+int ydb_txn_get_row_hinted(ydb_txn *txn, const char *collection,
+                           const char *key, int64_t rowid_hint,
+                           void **out_object, size_t *out_object_size,
+                           void **out_metadata, size_t *out_metadata_size);
+
 /* ydb_txn_exists stores 1 in *out_exists when the row exists, else 0. */
 int ydb_txn_exists(ydb_txn *txn, const char *collection, const char *key,
                    int *out_exists);

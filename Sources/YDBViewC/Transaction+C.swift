@@ -137,6 +137,25 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
     }
 }
 
+@_cdecl("ydb_txn_get_row_hinted")
+public func ydb_txn_get_row_hinted(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
+                                   _ key: UnsafePointer<CChar>?, _ rowidHint: Int64,
+                                   _ outObject: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                   _ outObjectSize: UnsafeMutablePointer<UInt>?,
+                                   _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                   _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
+    run {
+        let outputs = try RowOutputs(outObject, outObjectSize, outMetadata, outMetadataSize)
+        let txn = try usableTxn(handle)
+        let collectionName = try string(collection, "collection")
+        let keyName = try string(key, "key")
+        guard let row = try txn.row(forKey: keyName, inCollection: collectionName, rowidHint: rowidHint) else {
+            throw YDBError(.notFound, "no row for key \"\(keyName)\" in collection \"\(collectionName)\"")
+        }
+        try outputs.store(row.object, row.metadata)
+    }
+}
+
 @_cdecl("ydb_txn_exists")
 public func ydb_txn_exists(_ handle: OpaquePointer?, _ collection: UnsafePointer<CChar>?,
                            _ key: UnsafePointer<CChar>?, _ outExists: UnsafeMutablePointer<Int32>?) -> Int32 {

@@ -41,6 +41,34 @@ final class StoreTests: XCTestCase {
         }
     }
 
+    /// A rowid hint finds the row by its id when the id is still the
+    /// row's, and by key otherwise: a stale hint (the row was removed and
+    /// set again, or the id now names another row) never changes the answer.
+    func testARowidHintNeverChangesTheAnswer() throws {
+        let connection = try database.newConnection()
+        var ids: [Int64] = []
+        try connection.readWrite { t in
+            for key in ["a", "b"] {
+                try t.setObject(bytes(key), forKey: key, inCollection: "c", metadata: [1])
+                ids.append(try t.rowid(forKey: key, inCollection: "c")!)
+            }
+            try t.removeObject(forKey: "a", inCollection: "c")
+            try t.setObject(bytes("a2"), forKey: "a", inCollection: "c", metadata: nil)   // a new id
+            ids.append(try t.rowid(forKey: "a", inCollection: "c")!)
+        }
+        try connection.read { t in
+            for key in ["a", "b", "none"] {
+                let plain = try t.row(forKey: key, inCollection: "c")
+                for hint in ids + [0, -1, .max] {
+                    let hinted = try t.row(forKey: key, inCollection: "c", rowidHint: hint)
+                    XCTAssertEqual(hinted?.object, plain?.object, "\(key) with hint \(hint)")
+                    XCTAssertEqual(hinted?.metadata, plain?.metadata, "\(key) with hint \(hint)")
+                }
+            }
+            XCTAssertEqual(try t.row(forKey: "a", inCollection: "c", rowidHint: ids[2])?.object, bytes("a2"))
+        }
+    }
+
     func testSetGetRemoveAndCounts() throws {
         let connection = try database.newConnection()
         try connection.readWrite { t in

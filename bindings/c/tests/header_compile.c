@@ -49,6 +49,7 @@ int header_compile_check(void) {
     (void)&ydb_txn_get_object;
     (void)&ydb_txn_get_metadata;
     (void)&ydb_txn_get_row;
+    (void)&ydb_txn_get_row_hinted;
     (void)&ydb_txn_exists;
     (void)&ydb_txn_count;
     (void)&ydb_txn_count_all;

@@ -212,6 +212,36 @@ static void test_set_get(ydb_connection *conn) {
     CHECK(object_size == 4);
     ydb_free(object);
 
+    /* A rowid hint never changes the answer: right (one of the small ids
+    ** is each row's), wrong, stale or absent, each read is ydb_txn_get_row's. */
+    {
+        const char *hinted_keys[] = {"b1", "b2", "empty", "nope"};
+        const int64_t hints[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, INT64_MAX};
+        for (size_t k = 0; k < sizeof hinted_keys / sizeof *hinted_keys; k++) {
+            void *want_object = NULL, *want_metadata = NULL;
+            size_t want_object_size = 0, want_metadata_size = 0;
+            int want = ydb_txn_get_row(txn, "books", hinted_keys[k], &want_object, &want_object_size,
+                                       &want_metadata, &want_metadata_size);
+            for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
+                void *got_object = NULL, *got_metadata = NULL;
+                size_t got_object_size = 0, got_metadata_size = 0;
+                int got = ydb_txn_get_row_hinted(txn, "books", hinted_keys[k], hints[h], &got_object,
+                                                 &got_object_size, &got_metadata, &got_metadata_size);
+                CHECK(got == want);
+                CHECK(got_object_size == want_object_size && (got_object == NULL) == (want_object == NULL));
+                CHECK(got_object == NULL || memcmp(got_object, want_object, want_object_size) == 0);
+                CHECK(got_metadata_size == want_metadata_size && (got_metadata == NULL) == (want_metadata == NULL));
+                CHECK(got_metadata == NULL || memcmp(got_metadata, want_metadata, want_metadata_size) == 0);
+                ydb_free(got_object);
+                ydb_free(got_metadata);
+            }
+            ydb_free(want_object);
+            ydb_free(want_metadata);
+        }
+        CHECK_RC(ydb_txn_get_row_hinted(txn, NULL, "b1", 1, &object, &object_size, NULL, NULL), YDB_INVALID_ARGUMENT);
+        CHECK_RC(ydb_txn_get_row_hinted(NULL, "books", "b1", 1, &object, &object_size, NULL, NULL), YDB_MISUSE);
+    }
+
     /* Missing rows. */
     object = (void *)&exists;
     CHECK_RC(ydb_txn_get_object(txn, "books", "nope", &object, &object_size),

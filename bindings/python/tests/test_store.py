@@ -56,6 +56,13 @@ def test_set_and_get(conn: ydbview.Connection) -> None:
         assert t.get_row("books", "empty") == (b"", b"")
         assert t.get("books", "nope") is None
         assert t.get_row("nope", "b1") is None
+        # A rowid hint (right for one of these small ids, wrong, or out of
+        # range) never changes the answer.
+        for key in ("b1", "b2", "empty", "nope"):
+            for hint in (0, 1, 2, 3, 4, 5, -1, 2**63 - 1, 2**70, -(2**70)):
+                assert t.get_row("books", key, rowid_hint=hint) == t.get_row("books", key)
+        with pytest.raises(TypeError):
+            t.get_row("books", "b1", rowid_hint="1")  # type: ignore[arg-type]
         assert t.exists("books", "b1") and not t.exists("books", "nope")
         assert t.count("books") == 3
         assert t.count("films") == 1

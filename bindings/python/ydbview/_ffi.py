@@ -339,6 +339,8 @@ _SIGNATURES = {
     "ydb_txn_get_object": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out]),
     "ydb_txn_get_metadata": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out]),
     "ydb_txn_get_row": (c_int, [TxnPointer, c_char_p, c_char_p, _blob_out, _size_out, _blob_out, _size_out]),
+    "ydb_txn_get_row_hinted": (c_int, [TxnPointer, c_char_p, c_char_p, c_int64, _blob_out, _size_out, _blob_out,
+                                       _size_out]),
     "ydb_txn_exists": (c_int, [TxnPointer, c_char_p, c_char_p, _int_out]),
     "ydb_txn_count": (c_int, [TxnPointer, c_char_p, _size_out]),
     "ydb_txn_count_all": (c_int, [TxnPointer, _size_out]),

@@ -16,7 +16,7 @@ from ctypes import byref, c_char_p, c_int, c_int64, c_size_t, c_uint64, c_void_p
 from typing import Any, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _callbacks, _ffi
-from ._base import _check, _Closeable, _count, _enumerate, _timeout_milliseconds, _timeout_seconds
+from ._base import _check, _Closeable, _count, _enumerate, _integer, _timeout_milliseconds, _timeout_seconds
 from ._ffi import lib, memory_at
 from ._text import decode, encode
 from ._values import Row
@@ -598,11 +598,18 @@ class ReadTransaction:
         """The row's metadata, or None (no row, or no metadata)."""
         return self._load_metadata(self._get(lib.ydb_txn_get_metadata, collection, key))
 
-    def get_row(self, collection: str, key: str) -> Optional[Row]:
-        """The row's object and metadata, or None when there is no such row."""
+    def get_row(self, collection: str, key: str, rowid_hint: int = 0) -> Optional[Row]:
+        """The row's object and metadata, or None when there is no such row.
+
+        ``rowid_hint``: the row's id as an edit step or row change gave it
+        (``EditStep.rowid``); the row is then found by that id first, one
+        lookup instead of two. A wrong or stale hint never changes the answer.
+        """
+        hint = _integer(rowid_hint, "rowid_hint")
+        hint = hint if -(1 << 63) <= hint < (1 << 63) else 0   # no row has such an id: no hint
         obj, obj_size, meta, meta_size = c_void_p(), c_size_t(), c_void_p(), c_size_t()
-        status = lib.ydb_txn_get_row(self._handle, encode(collection, "collection"), encode(key, "key"),
-                                     byref(obj), byref(obj_size), byref(meta), byref(meta_size))
+        status = lib.ydb_txn_get_row_hinted(self._handle, encode(collection, "collection"), encode(key, "key"), hint,
+                                            byref(obj), byref(obj_size), byref(meta), byref(meta_size))
         if status == Status.NOTFOUND:
             return None
         _check(status)

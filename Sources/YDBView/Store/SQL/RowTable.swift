@@ -35,6 +35,20 @@ struct RowReader {
         return (select.blob(0) ?? [], select.blob(1))
     }
 
+    /// The row with id `rowid`, if it is (collection, key): one lookup in
+    /// the table, where the key needs the key index first.
+    func row(forRowid rowid: Int64, key: String, inCollection collection: String) throws
+        -> (object: [UInt8], metadata: [UInt8]?)? {
+        let select = try handle.statement(
+            "SELECT object, metadata FROM ydb_rows WHERE rowid = ?1 AND collection = ?2 AND key = ?3")
+        defer { select.reset() }
+        select.bind(1, rowid)
+        select.bind(2, collection)
+        select.bind(3, key)
+        guard try select.step() else { return nil }
+        return (select.blob(0) ?? [], select.blob(1))
+    }
+
     /// `body` with the bytes of one part of a row, as SQLite holds them
     /// (valid only during `body`: no copy is made), or with nil when there
     /// is no such row or (for metadata) it has none.

@@ -107,6 +107,23 @@ public class ReadTransaction: @unchecked Sendable {
         }
     }
 
+    /// Object and metadata of a row, like `row(forKey:inCollection:)`,
+    /// looked up by `rowidHint` first: the row's id as a changeset or edit
+    /// step gave it (`RowChange.rowid`, `EditStep.rowid`). A hint that no
+    /// longer names this row (the row was removed and set again) costs one
+    /// more lookup, never a wrong answer. A list model reading the rows a
+    /// commit placed saves the key index's lookup on each.
+    public func row(forKey key: String, inCollection collection: String,
+                    rowidHint: Int64) throws -> (object: [UInt8], metadata: [UInt8]?)? {
+        try access {
+            try validateName(key, "key")
+            try validateName(collection, "collection")
+            guard storable(key, collection) else { return nil }
+            if let row = try rows.row(forRowid: rowidHint, key: key, inCollection: collection) { return row }
+            return try rows.row(forKey: key, inCollection: collection)
+        }
+    }
+
     public func exists(key: String, inCollection collection: String) throws -> Bool {
         try access { try rowid(forKey: key, inCollection: collection) != nil }
     }
