@@ -154,6 +154,18 @@ static gboolean inconsistent(GError **error, const char *what, size_t section, s
     return FALSE;
 }
 
+/* Announces a change to one section's own list. Most sections have no
+** listener (a flat ListView listens to the model, not to them), and an
+** emission nobody hears still costs as much as one somebody does: with
+** 1,000 rows moving, a sixth of the catch-up. Checked per emission, so a
+** handler connected at any time hears everything from then on. */
+static void section_changed(YdbviewGtkSection *shown, guint position, guint removed, guint added) {
+    static guint items_changed = 0;
+    if (items_changed == 0) items_changed = g_signal_lookup("items-changed", G_TYPE_LIST_MODEL);
+    if (g_signal_has_handler_pending(shown, items_changed, 0, FALSE))
+        g_list_model_items_changed(G_LIST_MODEL(shown), position, removed, added);
+}
+
 static YdbviewGtkSection *section_for(YdbviewGtkListModel *self, size_t section) {
     return section < self->sections->len ? g_ptr_array_index(self->sections, section) : NULL;
 }
@@ -166,7 +178,7 @@ static YdbviewGtkRow *take_row(YdbviewGtkListModel *self, YdbviewGtkSection *sho
     g_sequence_remove(iter); /* the sequence frees nothing: the row is ours */
     shown->n_rows--;
     g_list_model_items_changed(G_LIST_MODEL(self), position, 1, 0);
-    g_list_model_items_changed(G_LIST_MODEL(shown), (guint)row, 1, 0);
+    section_changed(shown, (guint)row, 1, 0);
     return taken;
 }
 
@@ -178,7 +190,7 @@ static void put_row(YdbviewGtkListModel *self, YdbviewGtkSection *shown, size_t 
     put->placed = self->catch_ups;
     shown->n_rows++;
     g_list_model_items_changed(G_LIST_MODEL(self), position, 0, 1);
-    g_list_model_items_changed(G_LIST_MODEL(shown), (guint)row, 0, 1);
+    section_changed(shown, (guint)row, 0, 1);
 }
 
 static gboolean apply_step(YdbviewGtkListModel *self, const ydb_edit_step *step, ydb_txn *txn, GError **error) {
@@ -221,6 +233,7 @@ static gboolean apply_step(YdbviewGtkListModel *self, const ydb_edit_step *step,
             ydb_free(collection);
             ydb_free(key);
         }
+        row->rowid = step->rowid;
         put_row(self, shown, s, r, row);
         return TRUE;
     }
@@ -236,6 +249,7 @@ static gboolean apply_step(YdbviewGtkListModel *self, const ydb_edit_step *step,
             _ydbview_gtk_row_free(row);
             return inconsistent(error, "moving a row to", step->to_section, step->to_row);
         }
+        row->rowid = step->rowid;
         put_row(self, to, step->to_section, step->to_row, row);
         return TRUE;
     }
@@ -245,6 +259,7 @@ static gboolean apply_step(YdbviewGtkListModel *self, const ydb_edit_step *step,
         if (shown == NULL || r >= shown->n_rows) return inconsistent(error, "reloading a row", s, r);
         position = _ydbview_gtk_list_model_section_offset(self, (guint)s) + (guint)r;
         row = g_sequence_get(g_sequence_get_iter_at_pos(self->rows, (gint)position));
+        row->rowid = step->rowid;
         /* Moved here in this catch-up: its insertion was announced with an
         ** item made from the new snapshot (items are read from the catch-up's
         ** transaction), so a reload would only repeat it. Skipping it saves a
@@ -253,7 +268,7 @@ static gboolean apply_step(YdbviewGtkListModel *self, const ydb_edit_step *step,
         if (row->placed == self->catch_ups) return TRUE;
         g_clear_object(&row->item);
         g_list_model_items_changed(G_LIST_MODEL(self), position, 1, 1);
-        g_list_model_items_changed(G_LIST_MODEL(shown), (guint)r, 1, 1);
+        section_changed(shown, (guint)r, 1, 1);
         return TRUE;
     }
     default:

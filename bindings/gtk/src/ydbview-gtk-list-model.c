@@ -180,7 +180,8 @@ static YdbviewGtkItem *item_of(YdbviewGtkListModel *self, YdbviewGtkRow *row, gu
                                           : NULL;
     txn = current_txn(self);
     if (txn == NULL ||
-        ydb_txn_get_row(txn, row->collection, row->key, &object, &object_size, &metadata, &metadata_size) !=
+        ydb_txn_get_row_hinted(txn, row->collection, row->key, row->rowid, &object, &object_size, &metadata,
+                               &metadata_size) !=
             YDB_OK)
         return _ydbview_gtk_item_new(row->collection, row->key, NULL, NULL, group);
     item = _ydbview_gtk_item_new(row->collection, row->key, take_bytes(object, object_size),

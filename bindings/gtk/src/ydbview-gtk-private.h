@@ -16,6 +16,8 @@ typedef struct {
     char *key;
     YdbviewGtkItem *item;   /* NULL until asked for */
     guint placed;           /* the catch-up that last inserted or moved it */
+    gint64 rowid;           /* its id as the last step naming it gave it; 0: unknown.
+                            ** Only a hint (ydb_txn_get_row_hinted): reads stay right if stale */
 } YdbviewGtkRow;
 
 struct _YdbviewGtkSection {
