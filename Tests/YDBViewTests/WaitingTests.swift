@@ -21,6 +21,32 @@ final class WaitingTests: XCTestCase, @unchecked Sendable {   // its threads cal
         return done
     }
 
+    /// The gate goes to the writer that waited, not back to the one that
+    /// just left it and asks again at once: a thread committing in a loop
+    /// could otherwise keep another writer out for as long as it loops.
+    func testAWaitingWriterGoesBeforeTheWriterThatJustLeft() throws {
+        let database = try Database(path: nil)
+        defer { database.close() }
+        let a = try database.newConnection(), b = try database.newConnection()
+        let gate = WriteGate()
+        let order = Locked<[String]>([])
+        try gate.enter(for: a, waitingAtMost: nil)
+        let bDone = onAnotherThread {
+            guard (try? gate.enter(for: b, waitingAtMost: 10_000)) != nil else { return }
+            order.mutate { $0.append("b") }
+            gate.leave()
+        }
+        let deadline = Date() + 10
+        while !gate.hasWaitingWriters && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(gate.hasWaitingWriters)
+        gate.leave()
+        try gate.enter(for: a, waitingAtMost: 10_000)
+        order.mutate { $0.append("a") }
+        gate.leave()
+        XCTAssertEqual(bDone.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.value, ["b", "a"])
+    }
+
     /// A read-write transaction begun on another thread (which then ends):
     /// this thread is not its holder, so it may wait for others as any
     /// thread does, and end it later.

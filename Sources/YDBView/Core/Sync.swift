@@ -100,6 +100,46 @@ final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
     }
 }
 
+/// A condition variable used with one `Mutex`: waits release the mutex
+/// while they sleep and hold it again when they return.
+final class Condition: @unchecked Sendable {   // the pthread condition is the synchronisation
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
+    }
+
+    /// Sleeps until woken (or spuriously); the caller holds `mutex`.
+    func wait(_ mutex: Mutex) { pthread_cond_wait(condition, mutex.raw) }
+
+    /// Sleeps until woken or `deadline` (from `Condition.deadline`) passes;
+    /// false when it passed. The caller holds `mutex`.
+    func wait(_ mutex: Mutex, until deadline: timespec) -> Bool {
+        var deadline = deadline
+        return pthread_cond_timedwait(condition, mutex.raw, &deadline) != ETIMEDOUT
+    }
+
+    /// The time `milliseconds` from now, as `wait(_:until:)` takes it.
+    static func deadline(in milliseconds: Int) -> timespec {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return deadline
+    }
+
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
 /// A number for the calling thread that no other thread ever gets, not even
 /// after this one exits (a `pthread_t` is reused then, and a transaction
 /// may outlive the thread that began it). Kept in a thread-specific slot as

@@ -4,37 +4,44 @@ import Glibc
 import Musl
 #endif
 
-/// One read-write transaction at a time per database.
+/// One read-write transaction at a time per database, given in turn.
 ///
-/// A semaphore, not a lock: the C API may begin a transaction on one thread
-/// and commit it on another. It also remembers which thread began the open
-/// one: that thread asking again (on another connection, from a callback
-/// inside the write, ...) could only wait for itself, so it is refused.
-final class WriteGate {
-    private let semaphore = Semaphore(value: 1)
-    /// Makes the checkpointer's wait fair. Writers pass through it on their
-    /// way in; the checkpointer holds it while it waits for the gate, so a
-    /// writer arriving meanwhile queues behind it. Without it, a program
-    /// that commits in a loop took the gate back each time it left it, the
-    /// checkpointer was woken for nothing at every commit and gave up, and
-    /// the log grew past its limit.
-    private let turnstile = Semaphore(value: 1)
+/// - Not a lock: the C API may begin a transaction on one thread and commit
+///   it on another, so the gate is taken and left by whichever thread does.
+/// - First come, first served: leaving hands the gate to the thread that
+///   has waited longest, which owns it before it even wakes up. Left to
+///   whoever grabs it first, a thread that commits in a loop took the gate
+///   back each time before a waiting thread woke, and could keep it from
+///   that thread for as long as the loop ran (the checkpointer gave up and
+///   the log grew; a background search or registration starved; a write
+///   timeout expired while the gate changed hands many times).
+/// - It remembers which thread began the open transaction: that thread
+///   asking again (on another connection, from a callback inside the
+///   write, ...) could only wait for itself, so it is refused.
+final class WriteGate: @unchecked Sendable {   // state guarded by `lock`
     private let lock = Mutex()
-    /// The thread (`currentThreadID`) that began the open read-write transaction, and its
-    /// connection (named only in the message: formatting it at every commit
-    /// cost more than the rest of taking the gate).
+    private let turnCame = Condition()
+    private var taken = false
+    /// The thread (`currentThreadID`) that began the open read-write
+    /// transaction, and its connection (named only in the message:
+    /// formatting it at every commit cost more than the rest of taking the
+    /// gate). Nil while the checkpointer holds the gate.
     private var holder: (thread: UInt, connection: ObjectIdentifier)?
-    /// Writers waiting in `enter(for:waitingAtMost:)` now.
-    private var writersWaiting = 0
-    /// Set by `letAWaitingWriterIn`: the next writer to take the gate
-    /// signals `handedOver`.
-    private var handoverPending = false
-    private let handedOver = Semaphore(value: 0)
+    /// Who waits, oldest first: a ticket each, and whether it is the
+    /// checkpointer (not a transaction).
+    private var queue: [(ticket: UInt64, isCheckpointer: Bool)] = []
+    private var lastTicket: UInt64 = 0
+    /// The ticket the gate was handed to, until its thread wakes and takes it.
+    private var handedTo: UInt64?
 
-    /// Whether a writer is waiting for the gate: long engine work under
-    /// the gate (storing a view registered in the background) ends its
-    /// transaction early and lets it in.
-    var hasWaitingWriters: Bool { lock.withLock { writersWaiting > 0 } }
+    /// Whether a writer waits for the gate: long engine work under the gate
+    /// (storing a view registered in the background) ends its transaction
+    /// early, and the writer gets the gate next.
+    var hasWaitingWriters: Bool { lock.withLock { queue.contains { !$0.isCheckpointer } } }
+
+    /// Whether the checkpointer waits for the gate (writers that arrive now
+    /// wait after it). Tests wait on it to know the checkpointer has queued.
+    var checkpointerIsWaiting: Bool { lock.withLock { queue.contains { $0.isCheckpointer } } }
 
     /// Waits for the gate, at most `milliseconds` (nil: as long as it
     /// takes), unless the calling thread already holds it (`.misuse`).
@@ -48,59 +55,65 @@ final class WriteGate {
                 let which = holder.connection == id ? "this connection" : "another connection of the database"
                 throw YDBError(.misuse, "this thread already holds a read-write transaction (on \(which)); a second one would wait for itself until it ends")
             }
-            writersWaiting += 1
-        }
-        guard wait(milliseconds) else {
-            lock.withLock { writersWaiting -= 1 }
-            throw Self.timedOut(milliseconds ?? 0)
-        }
-        lock.withLock {
-            writersWaiting -= 1
+            guard takeLocked(waitingAtMost: milliseconds, isCheckpointer: false) else {
+                throw Self.timedOut(milliseconds ?? 0)
+            }
             holder = (thread, id)
-            if handoverPending {
-                handoverPending = false
-                handedOver.signal()
+        }
+    }
+
+    /// Takes the gate for engine work that is not a transaction (the
+    /// checkpointer), waiting at most `milliseconds`; false when it stayed
+    /// busy. Writers that arrive while it waits wait for it.
+    func enter(waitingAtMost milliseconds: Int) -> Bool {
+        lock.withLock { takeLocked(waitingAtMost: milliseconds, isCheckpointer: true) }
+    }
+
+    /// Ends the hold, on whatever thread the transaction ends: the gate goes
+    /// to the oldest waiter, if any.
+    func leave() {
+        lock.withLock {
+            holder = nil
+            guard let next = queue.first else {
+                taken = false
+                return
+            }
+            queue.removeFirst()
+            handedTo = next.ticket   // still taken: nobody can grab it meanwhile
+            turnCame.broadcast()
+        }
+    }
+
+    /// Whether the calling thread began the open read-write transaction.
+    var isHeldByCurrentThread: Bool {
+        guard let holder = lock.withLock({ holder }) else { return false }
+        return holder.thread == currentThreadID()
+    }
+
+    /// Takes the gate at once when it is free and nobody waits, else queues
+    /// and sleeps until `leave` hands it over or the time runs out. Called
+    /// holding `lock`.
+    private func takeLocked(waitingAtMost milliseconds: Int?, isCheckpointer: Bool) -> Bool {
+        if !taken && queue.isEmpty {
+            taken = true
+            return true
+        }
+        lastTicket += 1
+        let ticket = lastTicket
+        queue.append((ticket, isCheckpointer))
+        let deadline = milliseconds.map { Condition.deadline(in: max(0, $0)) }
+        while handedTo != ticket {
+            if let deadline {
+                if !turnCame.wait(lock, until: deadline) && handedTo != ticket {
+                    queue.removeAll { $0.ticket == ticket }
+                    return false
+                }
+            } else {
+                turnCame.wait(lock)
             }
         }
-    }
-
-    /// For long engine work done in turns of short write transactions (a
-    /// background registration): called between two turns, without the
-    /// gate, it waits until a writer that is waiting has taken the gate, at
-    /// most `milliseconds`; it returns at once when none waits or one holds
-    /// it. The gate is not fair (a thread that leaves it and enters again
-    /// takes it before a waiting one wakes up): this gives waiting writers
-    /// their turn without sleeping.
-    func letAWaitingWriterIn(waitingAtMost milliseconds: Int) {
-        let waits = lock.withLock { () -> Bool in
-            guard holder == nil, writersWaiting > 0 else { return false }
-            handoverPending = true
-            return true
-        }
-        guard waits, !handedOver.wait(milliseconds: milliseconds) else { return }
-        // Timed out: no writer took it, or one did just now (then its
-        // signal is taken, so that the next handover waits for its own).
-        let signalled = lock.withLock { () -> Bool in
-            defer { handoverPending = false }
-            return !handoverPending
-        }
-        if signalled { handedOver.wait() }
-    }
-
-    /// Passes the turnstile and takes the gate, in at most `milliseconds`
-    /// in all (nil: as long as it takes); false when the time ran out.
-    private func wait(_ milliseconds: Int?) -> Bool {
-        guard let milliseconds else {
-            turnstile.wait()
-            turnstile.signal()
-            semaphore.wait()
-            return true
-        }
-        let started = monotonicMilliseconds()
-        guard turnstile.wait(milliseconds: milliseconds) else { return false }
-        turnstile.signal()
-        let left = max(0, milliseconds - Int(monotonicMilliseconds() - started))
-        return semaphore.wait(milliseconds: left)
+        handedTo = nil
+        return true
     }
 
     private static func timedOut(_ milliseconds: Int) -> YDBError {
@@ -110,33 +123,5 @@ final class WriteGate {
 
     private static func describe(milliseconds: Int) -> String {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
-    }
-
-    /// Takes the gate for engine work that is not a transaction (the
-    /// checkpointer), waiting at most `milliseconds` (twice, at worst: for
-    /// the turnstile, then for the gate); false when it is busy. Writers
-    /// that arrive while it waits wait for it.
-    func enter(waitingAtMost milliseconds: Int) -> Bool {
-        guard turnstile.wait(milliseconds: milliseconds) else { return false }
-        defer { turnstile.signal() }
-        return semaphore.wait(milliseconds: milliseconds)
-    }
-
-    /// Whether someone holds the turnstile: the checkpointer waiting for the
-    /// gate (writers that arrive now wait for it), or, for an instant, a
-    /// writer passing through. Tests wait on it to know the checkpointer
-    /// has queued.
-    var checkpointerIsWaiting: Bool { turnstile.value == 0 }
-
-    /// Whether the calling thread began the open read-write transaction.
-    var isHeldByCurrentThread: Bool {
-        guard let holder = lock.withLock({ holder }) else { return false }
-        return holder.thread == currentThreadID()
-    }
-
-    /// Ends the hold, on whatever thread the transaction ends.
-    func leave() {
-        lock.withLock { holder = nil }
-        semaphore.signal()
     }
 }

@@ -189,15 +189,13 @@ final class BackgroundRegistration {
             if left >= backlog { slice *= 2 }
             backlog = left
             try task.checkStop()
-            let started = monotonicMilliseconds()
             try inWrite { transaction in
                 let changes = database.registrations.takeChanges(of: task, after: seen, through: transaction.snapshot)
                 try built.catchUp(changes, placing: slice, transaction.populationContext)
                 seen = transaction.snapshot
                 return ((), commit: false)   // it wrote nothing
             }
-            task.countSlice()
-            database.writeGate.letAWaitingWriterIn(waitingAtMost: max(1, Int(monotonicMilliseconds() - started)))
+            task.countSlice()   // a writer that waits meanwhile gets the gate before the next slice
         }
     }
 
@@ -244,7 +242,7 @@ final class BackgroundRegistration {
             } catch {
                 return
             }
-            gate.letAWaitingWriterIn(waitingAtMost: 100)
+            // A writer that waits gets the gate now, before the next chunk.
         }
     }
 }
