@@ -14,13 +14,18 @@
 ** and reading its edit steps, which the model does before its own work. Not a test (ctest runs a smoke pass); see
 ** Benchmarks/README.md, "GTK list model".
 **
-**   ydbview-gtk-bench [--sizes 10000,100000] [--rounds 5]
+**   ydbview-gtk-bench [--sizes 10000,100000] [--rounds 5] [--view]
+**
+** --view adds a third consumer, a GtkListView in a window (needs a display:
+** bindings/gtk/tests/under-xvfb.sh runs it under Xvfb).
 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <gtk/gtk.h>
 
 #include "ydbview-gtk.h"
 
@@ -131,6 +136,47 @@ static double engine_catch_up(ydb_connection *mirror, ydb_mappings *mappings) {
     return (now() - start) * 1e3;
 }
 
+/* ---- a real view (--view, under a display) ---- */
+
+static int view_wanted; /* --view and a display could be opened */
+
+static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data) {
+    (void)factory;
+    (void)data;
+    gtk_list_item_set_child(item, gtk_label_new(""));
+}
+
+static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data) {
+    YdbviewGtkItem *row = gtk_list_item_get_item(item);
+    (void)factory;
+    (void)data;
+    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), ydbview_gtk_item_get_key(row));
+}
+
+/* A window of about 30 rows showing the model in a GtkListView, as an
+** application would: the view reads only the items on screen. */
+static GtkWidget *show_in_view(YdbviewGtkListModel *model) {
+    GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
+    GtkWidget *window = gtk_window_new(), *scrolled = gtk_scrolled_window_new(), *view;
+    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), NULL);
+    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), NULL);
+    view = gtk_list_view_new(GTK_SELECTION_MODEL(gtk_no_selection_new(G_LIST_MODEL(g_object_ref(model)))), factory);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), view);
+    gtk_window_set_default_size(GTK_WINDOW(window), 320, 600);
+    gtk_window_set_child(GTK_WINDOW(window), scrolled);
+    gtk_window_present(GTK_WINDOW(window));
+    for (double until = now() + 0.5; now() < until;) g_main_context_iteration(NULL, FALSE); /* mapped, drawn */
+    return window;
+}
+
+/* The rest of the turn after a catch-up: what the view does with the
+** signals (its layout; the paint waits for the frame clock). */
+static double settle(void) {
+    double start = now();
+    while (g_main_context_pending(NULL)) g_main_context_iteration(NULL, FALSE);
+    return (now() - start) * 1e3;
+}
+
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -143,6 +189,7 @@ static int run_size(int size, int rounds) {
     ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
     ydb_mappings *mappings = NULL;
     YdbviewGtkListModel *model;
+    GtkWidget *window = NULL;
     GError *error = NULL;
     consumer c = {0};
     ydb_txn *txn = NULL;
@@ -184,15 +231,22 @@ static int run_size(int size, int rounds) {
     g_signal_connect(model, "items-changed", G_CALLBACK(on_items_changed), &c);
     g_signal_connect(model, "caught-up", G_CALLBACK(on_caught_up), &c);
 
-    for (c.read_items = 1; c.read_items >= 0; c.read_items--) {
-      printf("  a consumer that %s:\n", c.read_items ? "reads every added item (a view showing every row)"
-                                                      : "only counts the signals (the rows are off screen)");
+    for (int mode = 0; mode < (view_wanted ? 3 : 2); mode++) {
+      static const char *const consumers[] = {
+          "a consumer that reads every added item (a view showing every row)",
+          "a consumer that only counts the signals (the rows are off screen)",
+          "a GtkListView in a 320x600 window (reads the rows on screen; \"then\": its layout after)"};
+      c.read_items = mode == 0;
+      if (mode == 2) window = show_in_view(model);
+      printf("  %s:\n", consumers[mode]);
       for (int batch = 1; batch <= 1000; batch *= 1000) {
         for (int kind = INSERT; kind <= REMOVE; kind++) {
             double *times = calloc((size_t)rounds, sizeof *times), *engine = calloc((size_t)rounds, sizeof *engine);
+            double *then = calloc((size_t)rounds, sizeof *then);
             unsigned long signals = 0, items = 0;
             for (int round = 0; round < rounds; round++) {
                 uint64_t before = 0, after = 0;
+                if (window != NULL) settle(); /* the view idle before the commit */
                 ydb_database_snapshot(db, &before);
                 do { /* a commit that changed nothing (removing gone rows) wakes no one: again */
                     if (write_rows(writer, kind, batch, size, &next) != YDB_OK) {
@@ -209,22 +263,26 @@ static int run_size(int size, int rounds) {
                 start = now(); /* the descriptor is readable: the main loop wakes */
                 while (!c.caught_up) g_main_context_iteration(NULL, TRUE);
                 times[round] = (c.finished - start) * 1e3;
+                if (window != NULL) then[round] = settle();
                 if (round % 2 == 0) engine[round] = engine_catch_up(mirror, mirror_mappings);
                 signals += c.signals;
                 items += c.items;
             }
             qsort(times, (size_t)rounds, sizeof *times, compare_doubles);
             qsort(engine, (size_t)rounds, sizeof *engine, compare_doubles);
-            printf("    %4d-row commit, %-15s model %7.2f ms (worst %7.2f), engine alone %7.2f ms  "
-                   "(%lu items-changed, %lu items read; %u rows)\n",
-                   batch, kind_names[kind], times[rounds / 2], times[rounds - 1], engine[rounds / 2],
-                   signals / (unsigned long)rounds, items / (unsigned long)rounds,
-                   g_list_model_get_n_items(G_LIST_MODEL(model)));
+            qsort(then, (size_t)rounds, sizeof *then, compare_doubles);
+            printf("    %4d-row commit, %-15s model %7.2f ms (worst %7.2f), engine alone %7.2f ms",
+                   batch, kind_names[kind], times[rounds / 2], times[rounds - 1], engine[rounds / 2]);
+            if (window != NULL) printf(", then %6.2f ms", then[rounds / 2]);
+            printf("  (%lu items-changed, %lu items read; %u rows)\n", signals / (unsigned long)rounds,
+                   items / (unsigned long)rounds, g_list_model_get_n_items(G_LIST_MODEL(model)));
             free(times);
             free(engine);
+            free(then);
         }
       }
     }
+    if (window != NULL) gtk_window_destroy(GTK_WINDOW(window));
     g_object_unref(model);
     ydb_mappings_free(mirror_mappings);
     ydb_connection_close(mirror);
@@ -240,6 +298,11 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--sizes") == 0) sizes = argv[i + 1];
         else if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[i + 1]);
     }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--view") == 0) {
+            view_wanted = gtk_init_check();
+            if (!view_wanted) printf("--view: no display could be opened; measuring without a view\n");
+        }
     if (rounds < 1) rounds = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ydbview-gtk: time from the wakeup to the last items-changed handled (median of %d rounds)\n", rounds);
