@@ -30,6 +30,7 @@ struct ExtensionRegistry {
     }
 
     var isEmpty: Bool { tree.isEmpty }
+    var count: Int { tree.count }
 }
 
 extension ReadWriteTransaction {

@@ -465,10 +465,14 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         if everyWriter == nil {
             // Name order, except that an extension comes after those it
             // depends on (`RegisteredExtension.dependencies`).
+            // Room for every writer at once: grown one by one, the table
+            // was rehashed several times a commit (with 100 views, a
+            // third of what making their writers cost).
+            writers.reserveCapacity(state.extensions.count)
             var all: [any ExtensionWriter] = []
             var placed = Set<Name>()
             func add(_ name: Name) {
-                guard !placed.contains(name), let writer = writer(named: name.value) else { return }
+                guard !placed.contains(name), let writer = writer(for: name) else { return }
                 placed.insert(name)
                 for dependency in writer.working.dependencies { add(Name(dependency)) }
                 all.append(writer)
@@ -489,10 +493,14 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     /// The writer of extension `name` in this transaction, made on first use.
     func writer(named name: String) -> (any ExtensionWriter)? {
-        if let writer = writers[Name(name)] { return writer }
-        guard let registered = state.extensions[Name(name)] else { return nil }
+        writer(for: Name(name))
+    }
+
+    private func writer(for name: Name) -> (any ExtensionWriter)? {
+        if let writer = writers[name] { return writer }
+        guard let registered = state.extensions[name] else { return nil }
         let writer = registered.makeWriter()
-        writers[Name(name)] = writer
+        writers[name] = writer
         return writer
     }
 
