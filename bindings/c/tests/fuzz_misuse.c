@@ -143,6 +143,18 @@ static void step(void) {
         break;
     }
     case 7:
+        if (pick(4) == 0) {   /* the hinted read, with any hint */
+            void *metadata = NULL;
+            size_t metadata_size = 0;
+            rc = ydb_txn_get_row_hinted(HANDLE(ydb_txn, transactions), any_name(), any_name(),
+                                        (int64_t)pick(8) - 2, pick(10) ? &data : NULL, pick(10) ? &size : NULL,
+                                        pick(2) ? &metadata : NULL, pick(2) ? &metadata_size : NULL);
+            if (rc == YDB_OK) {
+                ydb_free(data);
+                ydb_free(metadata);
+            }
+            break;
+        }
         rc = ydb_txn_get_object(HANDLE(ydb_txn, transactions), any_name(), any_name(),
                                 pick(10) ? &data : NULL, pick(10) ? &size : NULL);
         if (rc == YDB_OK) ydb_free(data);

@@ -188,6 +188,16 @@ static void read_view(ydb_connection *conn, ydb_mappings *m) {
         ydb_free(key);
     }
     CALL(ydb_view_index_path_for_key(txn, m, "c", "k1", &a, &b));
+    {   /* a hostile rowid hint: the answer is the key's whatever the hint */
+        void *object = NULL, *metadata = NULL;
+        size_t object_size = 0, metadata_size = 0;
+        char hinted[16];
+        snprintf(hinted, sizeof hinted, "k%d", (int)pick(20));
+        CALL(ydb_txn_get_row_hinted(txn, "c", hinted, any_int64(), &object, &object_size, &metadata,
+                                    &metadata_size));
+        ydb_free(object);
+        ydb_free(metadata);
+    }
     CALL(ydb_txn_end(txn));
 }
 
