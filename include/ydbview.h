@@ -667,7 +667,8 @@ int ydb_txn_get_row(ydb_txn *txn, const char *collection, const char *key,
 ** the row's id as an edit step or row change gave it (ydb_edit_step.rowid).
 ** The row is looked up by that id first -- one lookup in the table, where a
 ** key needs the key index first -- and by (collection, key) when the id no
-** longer names this row (it was removed and set again) or is 0. The answer
+** longer names this row (it was removed and set again) or is 0 or less
+** (no hint: ydb_txn_get_row is this with 0). The answer
 ** is always ydb_txn_get_row's; a list model reading the rows a commit
 ** placed saves about a third of each read.
 */

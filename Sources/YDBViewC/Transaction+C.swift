@@ -125,16 +125,7 @@ public func ydb_txn_get_row(_ handle: OpaquePointer?, _ collection: UnsafePointe
                             _ outObjectSize: UnsafeMutablePointer<UInt>?,
                             _ outMetadata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                             _ outMetadataSize: UnsafeMutablePointer<UInt>?) -> Int32 {
-    run {
-        let outputs = try RowOutputs(outObject, outObjectSize, outMetadata, outMetadataSize)
-        let txn = try usableTxn(handle)
-        let collectionName = try string(collection, "collection")
-        let keyName = try string(key, "key")
-        guard let row = try txn.row(forKey: keyName, inCollection: collectionName) else {
-            throw YDBError(.notFound, "no row for key \"\(keyName)\" in collection \"\(collectionName)\"")
-        }
-        try outputs.store(row.object, row.metadata)
-    }
+    ydb_txn_get_row_hinted(handle, collection, key, 0, outObject, outObjectSize, outMetadata, outMetadataSize)
 }
 
 @_cdecl("ydb_txn_get_row_hinted")

@@ -99,27 +99,25 @@ public class ReadTransaction: @unchecked Sendable {
 
     /// Object and metadata of a row, or nil when there is no such row.
     public func row(forKey key: String, inCollection collection: String) throws -> (object: [UInt8], metadata: [UInt8]?)? {
-        try access {
-            try validateName(key, "key")
-            try validateName(collection, "collection")
-            guard storable(key, collection) else { return nil }
-            return try rows.row(forKey: key, inCollection: collection)
-        }
+        try row(forKey: key, inCollection: collection, rowidHint: 0)
     }
 
     /// Object and metadata of a row, like `row(forKey:inCollection:)`,
     /// looked up by `rowidHint` first: the row's id as a changeset or edit
     /// step gave it (`RowChange.rowid`, `EditStep.rowid`). A hint that no
     /// longer names this row (the row was removed and set again) costs one
-    /// more lookup, never a wrong answer. A list model reading the rows a
-    /// commit placed saves the key index's lookup on each.
+    /// more lookup, never a wrong answer; a hint of 0 or less (the
+    /// database gives rows positive ids) is none. A list model reading the
+    /// rows a commit placed saves the key index's lookup on each.
     public func row(forKey key: String, inCollection collection: String,
                     rowidHint: Int64) throws -> (object: [UInt8], metadata: [UInt8]?)? {
         try access {
             try validateName(key, "key")
             try validateName(collection, "collection")
             guard storable(key, collection) else { return nil }
-            if let row = try rows.row(forRowid: rowidHint, key: key, inCollection: collection) { return row }
+            if rowidHint > 0, let row = try rows.row(forRowid: rowidHint, key: key, inCollection: collection) {
+                return row
+            }
             return try rows.row(forKey: key, inCollection: collection)
         }
     }
