@@ -43,63 +43,6 @@ package final class Mutex: @unchecked Sendable {   // the pthread mutex is the s
     fileprivate var raw: UnsafeMutablePointer<pthread_mutex_t> { mutex }
 }
 
-/// A counting semaphore. Unlike a lock it may be released by another
-/// thread than the one that took it (the C API may begin a transaction on
-/// one thread and commit it on another).
-final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
-    private let mutex = Mutex()
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var count: Int
-
-    init(value: Int) {
-        count = value
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
-    }
-
-    func wait() {
-        mutex.withLock {
-            while count == 0 { pthread_cond_wait(condition, mutex.raw) }
-            count -= 1
-        }
-    }
-
-    /// Waits at most `milliseconds`; false when it timed out.
-    func wait(milliseconds: Int) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
-        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        return mutex.withLock {
-            while count == 0 {
-                if pthread_cond_timedwait(condition, mutex.raw, &deadline) == ETIMEDOUT && count == 0 {
-                    return false
-                }
-            }
-            count -= 1
-            return true
-        }
-    }
-
-    /// The count now: how many could take it without waiting.
-    var value: Int { mutex.withLock { count } }
-
-    func signal() {
-        mutex.withLock {
-            count += 1
-            pthread_cond_signal(condition)
-        }
-    }
-}
-
 /// A condition variable used with one `Mutex`: waits release the mutex
 /// while they sleep and hold it again when they return.
 final class Condition: @unchecked Sendable {   // the pthread condition is the synchronisation
@@ -137,7 +80,48 @@ final class Condition: @unchecked Sendable {   // the pthread condition is the s
         return deadline
     }
 
+    /// Wakes one waiter; `broadcast` wakes them all.
+    func signal() { pthread_cond_signal(condition) }
     func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A counting semaphore. Unlike a lock it may be released by another
+/// thread than the one that took it (the C API may begin a transaction on
+/// one thread and commit it on another).
+final class Semaphore: @unchecked Sendable {   // guarded by `mutex`
+    private let mutex = Mutex()
+    private let changed = Condition()
+    private var count: Int
+
+    init(value: Int) {
+        count = value
+    }
+
+    func wait() {
+        mutex.withLock {
+            while count == 0 { changed.wait(mutex) }
+            count -= 1
+        }
+    }
+
+    /// Waits at most `milliseconds`; false when it timed out.
+    func wait(milliseconds: Int) -> Bool {
+        let deadline = Condition.deadline(in: milliseconds)
+        return mutex.withLock {
+            while count == 0 {
+                if !changed.wait(mutex, until: deadline) && count == 0 { return false }
+            }
+            count -= 1
+            return true
+        }
+    }
+
+    func signal() {
+        mutex.withLock {
+            count += 1
+            changed.signal()
+        }
+    }
 }
 
 /// A number for the calling thread that no other thread ever gets, not even
