@@ -156,8 +156,9 @@ static gboolean inconsistent(GError **error, const char *what, size_t section, s
 
 /* Announces a change to one section's own list. Most sections have no
 ** listener (a flat ListView listens to the model, not to them), and an
-** emission nobody hears still costs as much as one somebody does: with
-** 1,000 rows moving, a sixth of the catch-up. Checked per emission, so a
+** emission nobody hears still costs about as much as one somebody does
+** (about 2M instructions of a 1,000-move catch-up's 47M). Checked per
+** emission, so a
 ** handler connected at any time hears everything from then on. */
 static void section_changed(YdbviewGtkSection *shown, guint position, guint removed, guint added) {
     static guint items_changed = 0;

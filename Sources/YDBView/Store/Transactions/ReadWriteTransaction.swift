@@ -466,8 +466,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             // Name order, except that an extension comes after those it
             // depends on (`RegisteredExtension.dependencies`).
             // Room for every writer at once: grown one by one, the table
-            // was rehashed several times a commit (with 100 views, a
-            // third of what making their writers cost).
+            // was rehashed several times a commit with many views.
             writers.reserveCapacity(state.extensions.count)
             var all: [any ExtensionWriter] = []
             var placed = Set<Name>()
