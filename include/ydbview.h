@@ -309,8 +309,9 @@ typedef struct ydb_notification_list ydb_notification_list;
 ** every connection of it is closed too. A second open of the same file --
 ** the same path, a symlink, a hard link, in this process or another --
 ** fails with YDB_BUSY and a message naming the path. A process that dies
-** holds nothing: the system drops its lock. (Several processes sharing one
-** database is not supported yet.)
+** holds nothing: the system drops its lock. To share one database between
+** processes, every process opens it with ydb_database_open_with_options and
+** YDB_OPEN_MULTI_PROCESS (below).
 **
 ** A path that cannot be opened (a missing directory, no permission, a
 ** directory) fails with YDB_CANTOPEN and a message naming the path and the
@@ -322,6 +323,61 @@ typedef struct ydb_notification_list ydb_notification_list;
 ** On failure *out_db is set to NULL.
 */
 int ydb_database_open(const char *path, ydb_database **out_db);
+
+/*
+** Options for ydb_database_open_with_options. Start from
+** YDB_DATABASE_OPTIONS_INIT, which fills `struct_size` (see "Structs the
+** caller fills" above) and the defaults; then set what you need:
+**
+**     ydb_database_options options = YDB_DATABASE_OPTIONS_INIT;
+**     options.flags |= YDB_OPEN_MULTI_PROCESS;
+**     ydb_database_open_with_options("app.sqlite", &options, &db);
+*/
+typedef struct ydb_database_options {
+    size_t struct_size;   /* sizeof(ydb_database_options), set by the INIT */
+    uint32_t flags;       /* YDB_OPEN_* flags, 0 by default */
+} ydb_database_options;
+
+/*
+** Shared mode: several processes (and several database handles of one
+** process) open the file at once; each one's views, changesets, row caches
+** and commit observers follow every other one's commits, with the same
+** notifications the writing process gets (docs/behaviour.md, "Several
+** processes"). Every process must open the file this way: a file open in
+** shared mode refuses an exclusive open with YDB_BUSY, and the other way
+** round. The file must be on a local file system: a network file system
+** (NFS, SMB/CIFS, 9P, ...) gives YDB_CANTOPEN. Views are kept in each
+** process's memory (persistent views are not stored in this mode; each
+** process populates its own when it registers it), and full-text indexes
+** and search views are refused (YDB_MISUSE).
+*/
+#define YDB_OPEN_MULTI_PROCESS 0x1u
+
+#define YDB_DATABASE_OPTIONS_INIT { sizeof(ydb_database_options), 0u }
+
+/*
+** ydb_database_open with options (NULL: the defaults, as ydb_database_open).
+** An options struct whose struct_size is 0 or smaller than the first
+** release's, or that sets an unknown flag, gives YDB_INVALID_ARGUMENT.
+*/
+int ydb_database_open_with_options(const char *path, const ydb_database_options *options,
+                                   ydb_database **out_db);
+
+/*
+** Shared mode: how many commits the database file's commit log keeps
+** (10,000 by default; at least 1). A process that falls further behind
+** -- asleep, stopped in a debugger, busy -- rebuilds its views from the rows
+** when it next looks, and its connections report YDB_RELOAD. Each process
+** trims the log to its own setting as it commits. YDB_INVALID_ARGUMENT
+** for 0.
+*/
+int ydb_database_set_commit_log_limit(ydb_database *db, uint64_t commits);
+int ydb_database_commit_log_limit(ydb_database *db, uint64_t *out_commits);
+
+/*
+** Whether the database was opened in shared mode (1) or exclusive mode (0).
+*/
+int ydb_database_is_multi_process(ydb_database *db, int *out_multi_process);
 
 /*
 ** ydb_database_close closes the database and frees the handle. Every commit

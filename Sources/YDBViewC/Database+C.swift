@@ -60,6 +60,62 @@ public func ydb_database_open(_ path: UnsafePointer<CChar>?,
     }
 }
 
+/// `ydb_database_options`, as the header declares it.
+struct CDatabaseOptions {
+    var structSize: UInt = UInt(MemoryLayout<CDatabaseOptions>.stride)
+    var flags: UInt32 = 0
+
+    /// The first version is this one.
+    static let sized = SizedStruct<CDatabaseOptions>(name: "ydb_database_options",
+                                                     initMacro: "YDB_DATABASE_OPTIONS_INIT",
+                                                     minimumSize: MemoryLayout<CDatabaseOptions>.stride)
+    static let multiProcess: UInt32 = 0x1
+    static let knownFlags: UInt32 = multiProcess
+}
+
+@_cdecl("ydb_database_open_with_options")
+public func ydb_database_open_with_options(_ path: UnsafePointer<CChar>?, _ options: UnsafeRawPointer?,
+                                           _ outDatabase: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    answer(outDatabase, "out_db") {
+        var chosen = DatabaseOptions()
+        if let options {
+            let given = try CDatabaseOptions.sized.load(options, defaults: CDatabaseOptions())
+            let unknown = given.flags & ~CDatabaseOptions.knownFlags
+            guard unknown == 0 else {
+                throw YDBError(.invalidArgument, "ydb_database_options.flags has unknown bits 0x\(String(unknown, radix: 16))")
+            }
+            chosen.multiProcess = given.flags & CDatabaseOptions.multiProcess != 0
+        }
+        let filePath = try path.map { try string($0, "path") }
+        if filePath == "" {
+            throw YDBError(.invalidArgument, "path is empty (pass NULL for a temporary database)")
+        }
+        return registry.register(DatabaseBox(try Database(path: filePath, options: chosen)))
+    }
+}
+
+@_cdecl("ydb_database_set_commit_log_limit")
+public func ydb_database_set_commit_log_limit(_ handle: OpaquePointer?, _ commits: UInt64) -> Int32 {
+    run {
+        guard commits > 0 else { throw YDBError(.invalidArgument, "commit_log_limit must be at least 1") }
+        try lookup(handle, DatabaseBox.self, "database").database.commitLogLimit = commits
+    }
+}
+
+@_cdecl("ydb_database_commit_log_limit")
+public func ydb_database_commit_log_limit(_ handle: OpaquePointer?,
+                                          _ outCommits: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    answer(outCommits, "out_commits") { try lookup(handle, DatabaseBox.self, "database").database.commitLogLimit }
+}
+
+@_cdecl("ydb_database_is_multi_process")
+public func ydb_database_is_multi_process(_ handle: OpaquePointer?,
+                                          _ outMultiProcess: UnsafeMutablePointer<Int32>?) -> Int32 {
+    answer(outMultiProcess, "out_multi_process") {
+        try lookup(handle, DatabaseBox.self, "database").database.options.multiProcess ? 1 : 0
+    }
+}
+
 @_cdecl("ydb_database_close")
 public func ydb_database_close(_ handle: OpaquePointer?) -> Int32 {
     run {

@@ -61,6 +61,11 @@ extension Database {
 extension ReadWriteTransaction {
     func registerFullTextIndex(_ index: FullTextIndex, name: String) throws -> ViewRegistrationOutcome {
         release(index.releaseHook, ifCommitted: false)
+        if connection.database.isMultiProcess {
+            // Its table is kept by the writing process: one that has not
+            // registered it would leave it short (docs/behaviour.md).
+            throw YDBError(.misuse, "full-text indexes (and search views) are not available in shared mode yet: open the database in exclusive mode to use them")
+        }
         return try extensionWork {
             try refuseNameOfOtherKind(name, registering: FullTextIndexInstance.self, as: "full-text index",
                                       existingKind: { $0 is ViewInstance ? "a view" : $0.kindDescription })

@@ -34,15 +34,36 @@ public final class Database: @unchecked Sendable {
     /// length limit on every handle of this database (a testing and
     /// hardening knob; SQLite's own limit is about 1 GB).
     let maxValueBytes: Int32?
-    /// One Database per database file; the second open fails with `.busy`.
+    /// One Database per database file in exclusive mode (the second open
+    /// fails with `.busy`); in shared mode, none in exclusive mode.
     let fileLock: DatabaseFileLock
+    /// How the file was opened.
+    public let options: DatabaseOptions
+    /// Shared mode: several processes write the file, and each brings its
+    /// views forward by the others' commits (`Database+OtherProcesses.swift`).
+    var isMultiProcess: Bool { options.multiProcess }
+    /// Shared mode: one thread at a time replays other processes'
+    /// commits, on `replayConnection`; `replayingThread` is that thread
+    /// (a callback it runs that begins a read elsewhere must not wait for it).
+    let replayLock = Mutex()
+    nonisolated(unsafe) var replayingThread: pthread_t?
+    var replayConnection: Connection?
+    /// Shared mode: the connection other SQLite clients' writes are folded
+    /// into the log on (`foldExternalChanges`); used under the write gate.
+    var foldConnection: Connection?
+    /// Shared mode: wakes when another process commits (nil until started,
+    /// and in exclusive mode).
+    var otherProcessWatcher: OtherProcessWatcher?
+    /// Shared mode: the commit log keeps this many entries at most
+    /// (`commitLogLimit`); guarded by `stateLock`.
+    var commitLogKept: UInt64 = 10_000
 
     /// One writer at a time; the thread holding it cannot wait for it again.
     let writeGate = WriteGate()
     /// Guards everything below, and makes "begin a read" atomic with "commit".
-    private let stateLock = Mutex()
-    private var published: PublishedState
-    private var notifications: [CommitNotification] = []
+    let stateLock = Mutex()
+    var published: PublishedState
+    var notifications: [CommitNotification] = []
     private var observers: [Int: @Sendable (CommitNotification) -> Void] = [:]
     private var nextObserverToken = 1
     /// Run once when the database closes, before its connections close
@@ -50,21 +71,21 @@ public final class Database: @unchecked Sendable {
     private var closingHandlers = ClosingHandlers()
     /// Per open connection, the snapshot it last saw: notifications newer than
     /// the oldest of these are kept so a long-lived read can catch up.
-    private var connections: [ObjectIdentifier: TrackedConnection] = [:]
+    var connections: [ObjectIdentifier: TrackedConnection] = [:]
     /// How many of them have a wakeup descriptor: commits skip looking
     /// for them while there are none.
-    private var wakeups = 0
+    var wakeups = 0
     private var commitsBehindLimit: UInt64 = 1000
     /// What `defaultWriteTimeout` holds, in milliseconds (nil: no limit).
     private var writeTimeoutDefault: Int? = 5000
     /// Commits whose observers have not been called yet, oldest first, and
     /// whether some thread is calling them now (see `deliverNotifications`).
-    private var undelivered: [Delivery] = []
+    var undelivered: [Delivery] = []
     /// The observers are named by token and looked up as each is called,
     /// so one removed meanwhile is not called.
-    private typealias Delivery = (notification: CommitNotification, observers: [Int])
+    typealias Delivery = (notification: CommitNotification, observers: [Int])
     private var delivering = false
-    private var closed = false
+    var closed = false
     /// Copies the write-ahead log back into the file off the commit path.
     let checkpointer: Checkpointer
     /// Whether some stored extension that is not registered may still be
@@ -93,7 +114,15 @@ public final class Database: @unchecked Sendable {
 
     /// Opens (creating if needed) the database at `path`; nil opens a private
     /// temporary database that is deleted on `close()`.
-    public init(path: String?) throws {
+    public convenience init(path: String?) throws {
+        try self.init(path: path, options: DatabaseOptions())
+    }
+
+    /// Opens (creating if needed) the database at `path` as `options` say
+    /// (`DatabaseOptions.multiProcess`: shared mode). A temporary database
+    /// (nil) is private to this object in either mode.
+    public init(path: String?, options: DatabaseOptions) throws {
+        self.options = options
         if let path {
             try validateName(path, "database path")
             // SQLite reads "" as "a new private temporary database per handle",
@@ -123,12 +152,17 @@ public final class Database: @unchecked Sendable {
         }
         maxValueBytes = getenv("YDBVIEW_MAX_VALUE_BYTES")
             .flatMap { Int32(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
-        fileLock = try DatabaseFileLock(path: self.path)
+        fileLock = try DatabaseFileLock(path: self.path, shared: options.multiProcess)
         do {
+            // Shared mode: this process's slot is claimed before the log
+            // is read, so that no writer trims what it is about to need.
+            let watcher = options.multiProcess ? try OtherProcessWatcher(databasePath: self.path) : nil
+            otherProcessWatcher = watcher
             let handle = try SQLiteHandle(path: self.path, maxValueBytes: maxValueBytes)
             defer { handle.close() }
             try handle.execute("PRAGMA journal_mode = WAL")   // stored in the file: every handle gets it
-            let stored = try Schema.prepare(handle)
+            let stored = try Schema.prepare(handle, shared: options.multiProcess)
+            watcher?.recordSeen(stored.snapshot)
             published = PublishedState(snapshot: stored.snapshot, extensions: ExtensionRegistry())
             snapshotsReservedThrough = stored.snapshot
             largestRowid = stored.largestRowid
@@ -139,6 +173,14 @@ public final class Database: @unchecked Sendable {
             throw error
         }
         checkpointer.writeDeferred = { [weak self] in self?.writeDeferred() }
+        if options.multiProcess {
+            do {
+                try startWatchingOtherProcesses()
+            } catch {
+                close()
+                throw error
+            }
+        }
     }
 
     deinit { close() }
@@ -178,6 +220,7 @@ public final class Database: @unchecked Sendable {
             return true
         }
         guard wasOpen else { return }
+        stopWatchingOtherProcesses()
         for handler in closing { handler() }
         released.removeAll()
         for follower in following { follower.stop() }
@@ -353,47 +396,6 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// Begins SQLite's read snapshot and captures the matching published
-    /// state in one step, so no commit can fall between the two. Other
-    /// programs' commits are not looked for: the file lock keeps every other
-    /// ydbview out, and another SQLite client's row writes are counted by
-    /// triggers and mark the stored views stale at the next open.
-    /// With `collectSkipped` (a long-lived read, or a connection whose row
-    /// cache holds rows to forget), also returns the notifications of the
-    /// commits this connection had not seen — or nil when it fell more than
-    /// `maxCommitsBehind` commits behind and they were dropped. Without, the
-    /// list is empty: no copy of it is made on every begin.
-    func beginSnapshot(on handle: SQLiteHandle, for connection: Connection, immediate: Bool = false,
-                       collectSkipped: Bool) throws -> (PublishedState, [CommitNotification]?) {
-        try stateLock.withLock {
-            guard !closed else { throw YDBError(.closed, "database is closed") }
-            try handle.run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-            if !immediate {
-                // A deferred transaction takes its read snapshot at its first
-                // read: read now, under the lock. The schema cookie is on
-                // page 1, which every statement reads anyway.
-                do {
-                    try handle.run("PRAGMA schema_version")
-                } catch {
-                    try? handle.run("ROLLBACK")
-                    throw error
-                }
-            }
-            guard connection.tracksNotifications else { return (published, []) }
-            let id = ObjectIdentifier(connection)
-            let tracked = connections[id] ?? TrackedConnection(connection: connection, seen: published.snapshot)
-            let skipped = !collectSkipped ? []
-                : tracked.behind ? nil
-                : tracked.seen == published.snapshot ? []
-                : Array(notifications[firstNotification(after: tracked.seen)...])
-            connections[id] = tracked.caughtUp(to: published.snapshot)
-            // A read-write transaction prunes when it commits (or the next
-            // begin does): once per commit, not twice.
-            if !immediate { pruneNotifications() }
-            return (published, skipped)
-        }
-    }
-
     /// Commits a read-write transaction's SQLite work and publishes its state
     /// and notification atomically with respect to readers, and queues the
     /// notification for the observers. The caller calls `afterCommit()` once
@@ -405,15 +407,39 @@ public final class Database: @unchecked Sendable {
         try stateLock.withLock {
             guard !closed else { throw YDBError(.closed, "database is closed") }
             try handle.run("COMMIT")
-            published = state
-            if let rowChanges, !rowChanges.isEmpty {
-                for follower in followers.values { follower.record(rowChanges, snapshot: state.snapshot) }
-            }
             // The writer has seen its own commit: it is not "skipped" for it.
             if connection.tracksNotifications {
                 let id = ObjectIdentifier(connection)
                 connections[id] = (connections[id] ?? TrackedConnection(connection: connection, seen: state.snapshot))
                     .caughtUp(to: state.snapshot)
+            }
+            publish(state, notification, rowChanges: rowChanges)
+        }
+    }
+
+    /// Publishes other processes' commits, replayed (shared mode): their
+    /// notifications in order, then `state`, as one step.
+    func publishReplayed(state: PublishedState, notifications replayed: [CommitNotification],
+                         rowChanges: [Int64: RowChangeKind]?) {
+        stateLock.withLock {
+            guard !closed else { return }
+            for notification in replayed.dropLast() {
+                notifications.append(notification)
+                if !observers.isEmpty { undelivered.append((notification, observers.keys.sorted())) }
+            }
+            publish(state, replayed.last, rowChanges: rowChanges)
+        }
+    }
+
+    /// Makes `state` the latest and queues its notification, for readers,
+    /// wakeup descriptors, asynchronous registrations and observers. Under
+    /// `stateLock`.
+    private func publish(_ state: PublishedState, _ notification: CommitNotification?,
+                         rowChanges: [Int64: RowChangeKind]?) {
+            published = state
+            otherProcessWatcher?.recordSeen(state.snapshot)
+            if let rowChanges, !rowChanges.isEmpty {
+                for follower in followers.values { follower.record(rowChanges, snapshot: state.snapshot) }
             }
             if wakeups > 0 {
                 for tracked in connections.values where tracked.seen < state.snapshot { tracked.wakeup?.set() }
@@ -424,13 +450,19 @@ public final class Database: @unchecked Sendable {
             if !observers.isEmpty {
                 undelivered.append((notification, observers.keys.sorted()))
             }
-        }
     }
 
     /// Run by a committing thread once it holds no lock: releases the
     /// long-lived reads of connections that fell too far behind, then calls
     /// the observers of every queued commit.
     func afterCommit() {
+        if isMultiProcess { announceCommit() }
+        releaseLaggardsAndDeliver()
+    }
+
+    /// Releases the long-lived reads of connections that fell too far
+    /// behind, then calls the observers of every queued commit.
+    func releaseLaggardsAndDeliver() {
         let laggards: [Connection] = stateLock.withLock {
             connections.values.compactMap { $0.behind ? $0.connection : nil }
         }
@@ -442,7 +474,7 @@ public final class Database: @unchecked Sendable {
     /// delivers at a time; a commit made meanwhile (by another thread, or by
     /// an observer) is queued and delivered by that thread's loop, so every
     /// observer sees the commits in snapshot order.
-    private func deliverNotifications() {
+    func deliverNotifications() {
         let mine: Bool = stateLock.withLock {
             guard !delivering else { return false }
             delivering = true
@@ -468,7 +500,7 @@ public final class Database: @unchecked Sendable {
     /// Drops the notifications no tracked connection still needs. A
     /// connection more than `maxCommitsBehind` commits behind is marked
     /// behind and no longer holds them back.
-    private func pruneNotifications() {
+    func pruneNotifications() {
         var oldest = published.snapshot
         for (id, tracked) in connections {
             if tracked.connection == nil {
@@ -483,35 +515,9 @@ public final class Database: @unchecked Sendable {
         notifications.removeFirst(firstNotification(after: oldest))
     }
 
-    /// The descriptor that is readable while `connection` has not caught
-    /// up with the latest commit (`WakeupDescriptor`), made on first use;
-    /// it stays valid until the connection closes.
-    func wakeupDescriptor(for connection: Connection) throws -> Int32 {
-        guard connection.tracksNotifications else {
-            throw YDBError(.misuse, "an internal connection has no wakeup descriptor")
-        }
-        return try stateLock.withLock {
-            guard !closed else { throw YDBError(.closed, "database is closed") }
-            let id = ObjectIdentifier(connection)
-            guard var tracked = connections[id] else { throw YDBError(.closed, "connection is closed") }
-            if let wakeup = tracked.wakeup { return wakeup.readEnd }
-            let wakeup = try WakeupDescriptor()
-            if tracked.seen < published.snapshot { wakeup.set() }
-            tracked.wakeup = wakeup
-            connections[id] = tracked
-            wakeups += 1
-            return wakeup.readEnd
-        }
-    }
-
-    /// Whether `connection` fell too far behind (test and C layer helper).
-    func isBehind(_ connection: Connection) -> Bool {
-        stateLock.withLock { connections[ObjectIdentifier(connection)]?.behind ?? false }
-    }
-
     /// Index of the first kept notification newer than `snapshot`: they are
     /// kept in snapshot order, so this is a binary search.
-    private func firstNotification(after snapshot: UInt64) -> Int {
+    func firstNotification(after snapshot: UInt64) -> Int {
         var low = 0, high = notifications.count
         while low < high {
             let mid = (low + high) / 2
@@ -553,7 +559,7 @@ public final class Database: @unchecked Sendable {
 }
 
 /// What the database knows of one open connection.
-private struct TrackedConnection {
+struct TrackedConnection {
     weak var connection: Connection?
     /// The snapshot of the connection's last read or commit.
     var seen: UInt64

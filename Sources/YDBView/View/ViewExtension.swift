@@ -10,6 +10,7 @@ extension ViewInstance: RegisteredExtension {
     /// A filtered view's parent (and a search view's index) hear of a row
     /// change first.
     var dependencies: [String] { definition.filtering?.dependencies ?? [] }
+    var versionTag: String? { definition.versionTag }
 }
 
 extension ViewWriter: ExtensionWriter {
@@ -27,6 +28,26 @@ extension ViewWriter: ExtensionWriter {
     }
 
     func committed() -> Bool { storage.committed(instance.unstored) }
+
+    /// A population from scratch, logged as a reset and one insert per row.
+    func rebuildFromRows(_ context: ExtensionWriteContext) throws {
+        try repopulate(context)
+    }
+
+    /// As an asynchronous registration catches up (`catchUp`): every row
+    /// that must move is taken out before any is placed again, so a
+    /// comparator never compares a row whose place disagrees with its
+    /// contents (all the rows changed at once, as the other process left
+    /// them). The rows the view knew are named first; new ones are not.
+    func followRows(_ rows: [LoggedCommit.Row], _ context: ExtensionWriteContext) throws {
+        var changes: [Int64: RowChangeKind] = [:]
+        changes.reserveCapacity(rows.count)
+        for row in rows {
+            changes[row.rowid, default: []].formUnion(row.kind)
+            if !row.inserted { keys[row.rowid] = row.rowKey }
+        }
+        try catchUp(changes, context)
+    }
 
     /// The cache may hold rows as the transaction changed them, and the
     /// storage writes it owed are void.

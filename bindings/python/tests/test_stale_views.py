@@ -99,7 +99,7 @@ def test_version_1_file_migrates_and_its_views_repopulate(tmp_path: Path) -> Non
     triggers = {name for (name,) in check.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     check.close()
     assert "ydb_view_1" not in tables and "ydb_view_rows" in tables
-    assert version == 4
+    assert version == 5
     # Version 4 hands out row ids itself: no AUTOINCREMENT, the ids kept, and
     # the removed row's id (3) not reused.
     assert "AUTOINCREMENT" not in rows_sql.upper()

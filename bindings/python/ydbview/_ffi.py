@@ -175,6 +175,18 @@ class _SizedStructure(Structure):
         super().__init__(ctypes.sizeof(self), *args, **kwargs)
 
 
+class DatabaseOptionsStruct(_SizedStructure):
+    """``ydb_database_options``."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("flags", c_uint),
+    ]
+
+
+OPEN_MULTI_PROCESS = 0x1
+
+
 class ViewDefinitionStruct(_SizedStructure):
     """``ydb_view_definition``."""
 
@@ -305,6 +317,11 @@ _SIGNATURES = {
     "ydb_free": (None, [c_void_p]),
     # database
     "ydb_database_open": (c_int, [c_char_p, POINTER(DatabasePointer)]),
+    "ydb_database_open_with_options": (
+        c_int, [c_char_p, POINTER(DatabaseOptionsStruct), POINTER(DatabasePointer)]),
+    "ydb_database_set_commit_log_limit": (c_int, [DatabasePointer, c_uint64]),
+    "ydb_database_commit_log_limit": (c_int, [DatabasePointer, _u64_out]),
+    "ydb_database_is_multi_process": (c_int, [DatabasePointer, _int_out]),
     "ydb_database_close": (c_int, [DatabasePointer]),
     "ydb_database_path": (c_int, [DatabasePointer, POINTER(c_char_p)]),
     "ydb_database_snapshot": (c_int, [DatabasePointer, _u64_out]),

@@ -89,14 +89,23 @@ class Database(_Closeable):
     ...     conn = db.new_connection()
     ...     with conn.read_write() as t:
     ...         t.set("books", "b1", {"title": "Dune"})
+
+    ``multi_process=True`` opens the file in shared mode: several processes
+    (a daemon and its GUI, a script run beside an app) open it at once, and
+    each one's views, changesets and commit observers follow the others'
+    commits (docs/behaviour.md, "Several processes"). Every process must
+    open it so; the two modes refuse each other with ``BusyError``.
     """
 
     def __init__(self, path: Optional[PathLike] = None, *,
                  serializer: Optional[Serializer] = None,
-                 metadata_serializer: Optional[Serializer] = None) -> None:
+                 metadata_serializer: Optional[Serializer] = None,
+                 multi_process: bool = False) -> None:
         encoded = None if path is None else encode(os.fspath(path), "path")
         handle = _ffi.DatabasePointer()
-        _check(lib.ydb_database_open(encoded, byref(handle)))
+        options = _ffi.DatabaseOptionsStruct()
+        options.flags = _ffi.OPEN_MULTI_PROCESS if multi_process else 0
+        _check(lib.ydb_database_open_with_options(encoded, byref(options), byref(handle)))
         self._own(handle, lib.ydb_database_close)
         self.serializer: Serializer = serializer or BytesSerializer()
         self.metadata_serializer: Serializer = metadata_serializer or self.serializer
@@ -138,6 +147,26 @@ class Database(_Closeable):
     def max_commits_behind(self, commits: int) -> None:
         # 0 is refused by C (at least 1); past 2**64 - 1: never.
         _check(lib.ydb_database_set_max_commits_behind(self._handle, _count(commits, "max_commits_behind")))
+
+    @property
+    def multi_process(self) -> bool:
+        """Whether the file was opened in shared mode (``multi_process=True``)."""
+        out = c_int()
+        _check(lib.ydb_database_is_multi_process(self._handle, byref(out)))
+        return out.value != 0
+
+    @property
+    def commit_log_limit(self) -> int:
+        """Shared mode: how many commits the file's commit log keeps
+        (default 10,000). A process that falls further behind rebuilds its
+        views from the rows, and its connections raise ``ReloadRequired``."""
+        out = c_uint64()
+        _check(lib.ydb_database_commit_log_limit(self._handle, byref(out)))
+        return out.value
+
+    @commit_log_limit.setter
+    def commit_log_limit(self, commits: int) -> None:
+        _check(lib.ydb_database_set_commit_log_limit(self._handle, _count(commits, "commit_log_limit")))
 
     @property
     def default_write_timeout(self) -> Optional[float]:

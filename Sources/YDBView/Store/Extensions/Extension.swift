@@ -35,11 +35,15 @@ protocol RegisteredExtension {
     /// Extensions whose row events this one's callbacks read, so they must
     /// hear of a row change first (a search view reads its full-text
     /// index): every transaction tells extensions after those they name.
+    /// The definition's version tag, for the kinds that have one: in
+    /// shared mode, every process registering the name must use the same.
+    var versionTag: String? { get }
     var dependencies: [String] { get }
 }
 
 extension RegisteredExtension {
     var dependencies: [String] { [] }
+    var versionTag: String? { nil }
 }
 
 extension RegisteredExtension {
@@ -100,6 +104,17 @@ protocol ExtensionWriter: AnyObject {
     /// SQLite committed. True when it left deferred writes waiting.
     func committed() -> Bool
     func rolledBack()
+
+    /// Builds the extension again from the rows as `context` reads them: in
+    /// shared mode, this process missed commits of others that the commit
+    /// log no longer holds (`ReadWriteTransaction.replayMissedCommits`).
+    func rebuildFromRows(_ context: ExtensionWriteContext) throws
+
+    /// Shared mode: another process's commit changed `rows` (every row id,
+    /// how, whether it inserted it, and its names). Brings the extension
+    /// forward from the rows as `context` reads them now; a row no longer
+    /// there has left (`ReadWriteTransaction+Replay.swift`).
+    func followRows(_ rows: [LoggedCommit.Row], _ context: ExtensionWriteContext) throws
 }
 
 /// Writes an extension's committed transactions deferred, all at once, on
@@ -157,4 +172,10 @@ extension ExtensionWriter {
     }
     func finishBatch(_ context: ExtensionWriteContext) throws {}
     func endBatch() {}
+    func rebuildFromRows(_ context: ExtensionWriteContext) throws {
+        throw YDBError(.error, "'\(working.name)' (\(working.kindDescription)) cannot be rebuilt from the rows")
+    }
+    func followRows(_ rows: [LoggedCommit.Row], _ context: ExtensionWriteContext) throws {
+        throw YDBError(.error, "'\(working.name)' (\(working.kindDescription)) cannot follow other processes' commits")
+    }
 }

@@ -1,7 +1,7 @@
 /// The on-disk layout. Bump `currentVersion` and add a migration step when
 /// it changes; a database written by a newer release is refused.
 enum Schema {
-    static let currentVersion = 4
+    static let currentVersion = 5
 
     /// The row table as of version 4 (see `migrateToVersion4`).
     static let rowsTable = """
@@ -27,7 +27,8 @@ enum Schema {
         INSERT OR IGNORE INTO ydb_meta (name, value) VALUES ('snapshot', 0);
         """
 
-    /// Counting the row writes of other programs (see version 2).
+    /// Counting the row writes of other programs (see version 2; version 5
+    /// records them too).
     static let rowTriggers = """
         CREATE TRIGGER IF NOT EXISTS ydb_rows_inserted AFTER INSERT ON ydb_rows
             BEGIN UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version'; END;
@@ -86,6 +87,45 @@ enum Schema {
         \(rowTriggers)
         """
 
+    /// Version 5: the row writes of other SQLite clients are recorded, row
+    /// by row, in `ydb_external_changes` (besides being counted), so that
+    /// shared mode turns them into commits every process replays
+    /// (`ExternalChanges`). An update that changes a row's id or names is
+    /// recorded as its removal and a new row.
+    static let migrateToVersion5 = """
+        CREATE TABLE IF NOT EXISTS ydb_external_changes (
+            seq INTEGER PRIMARY KEY,
+            row INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL);
+        DROP TRIGGER IF EXISTS ydb_rows_inserted;
+        DROP TRIGGER IF EXISTS ydb_rows_updated;
+        DROP TRIGGER IF EXISTS ydb_rows_deleted;
+        CREATE TRIGGER ydb_rows_inserted AFTER INSERT ON ydb_rows BEGIN
+            UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version';
+            INSERT INTO ydb_external_changes (row, kind, collection, key)
+                VALUES (NEW.rowid, 1, NEW.collection, NEW.key);
+        END;
+        CREATE TRIGGER ydb_rows_updated AFTER UPDATE ON ydb_rows BEGIN
+            UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version';
+            INSERT INTO ydb_external_changes (row, kind, collection, key)
+                SELECT OLD.rowid, 3, OLD.collection, OLD.key
+                WHERE OLD.rowid != NEW.rowid OR OLD.collection IS NOT NEW.collection OR OLD.key IS NOT NEW.key;
+            INSERT INTO ydb_external_changes (row, kind, collection, key)
+                SELECT NEW.rowid,
+                    CASE WHEN OLD.rowid != NEW.rowid OR OLD.collection IS NOT NEW.collection
+                              OR OLD.key IS NOT NEW.key THEN 1 ELSE 2 END,
+                    NEW.collection, NEW.key;
+        END;
+        CREATE TRIGGER ydb_rows_deleted AFTER DELETE ON ydb_rows BEGIN
+            UPDATE ydb_meta SET value = value + 1 WHERE name = 'row_version';
+            INSERT INTO ydb_external_changes (row, kind, collection, key)
+                VALUES (OLD.rowid, 3, OLD.collection, OLD.key);
+        END;
+        UPDATE ydb_meta SET value = 5 WHERE name = 'schema_version';
+        """
+
     /// What `prepare` finds: the snapshot number to continue from (the
     /// stored reservation, see `reserveSnapshots`), the largest row id ever
     /// used, and the largest row id stored in `ydb_meta` (which may be lower:
@@ -97,7 +137,10 @@ enum Schema {
     }
 
     /// Creates or checks the schema and reads what the engine continues from.
-    static func prepare(_ handle: SQLiteHandle) throws -> Stored {
+    /// `shared`: opened in shared mode, which numbers commits by the commit
+    /// log (`CommitLog`); exclusive mode numbers them by the reservation
+    /// in `ydb_meta` and empties the log, which it does not write.
+    static func prepare(_ handle: SQLiteHandle, shared: Bool) throws -> Stored {
         try handle.execute("BEGIN IMMEDIATE")
         do {
             try handle.execute(create)
@@ -123,16 +166,38 @@ enum Schema {
                     UPDATE ydb_meta SET value = 4 WHERE name = 'schema_version';
                     """)
             }
+            if (stored ?? 1) < 5 { try handle.execute(migrateToVersion5) }
             // Rows changed by another program since this library's last commit:
             // no stored extension (view, full-text index) saw them.
             if try value("row_version", handle) != value("row_version_seen", handle) {
                 try markEveryStoredExtensionStale(handle)
+                // Shared mode turns the recorded writes into commits; in
+                // exclusive mode, marking the stored extensions stale is
+                // all there is to do with them.
+                if !shared { try handle.execute("DELETE FROM ydb_external_changes") }
                 try handle.execute("""
                     UPDATE ydb_meta SET value = (SELECT value FROM ydb_meta WHERE name = 'row_version')
                         WHERE name = 'row_version_seen';
                     """)
             }
-            let snapshot = UInt64(bitPattern: try value("snapshot", handle) ?? 0)
+            var snapshot = UInt64(bitPattern: try value("snapshot", handle) ?? 0)
+            try handle.execute(CommitLog.create)
+            let logged = try CommitLog.latestSnapshot(handle)
+            if shared {
+                // The log's last number is the latest; a mark continues it
+                // from the reservation exclusive mode left.
+                if let logged, logged >= snapshot {
+                    snapshot = logged
+                } else {
+                    try CommitLog.appendMark(snapshot, handle)
+                }
+            } else if let logged {
+                if logged > snapshot {
+                    snapshot = logged
+                    try reserveSnapshots(handle, through: logged)
+                }
+                try CommitLog.removeAll(handle)
+            }
             let storedLargestRowid = try value("largest_rowid", handle) ?? 0
             let largestRowid = max(storedLargestRowid, try RowReader(handle: handle).largestRowid())
             try handle.execute("COMMIT")
@@ -166,6 +231,11 @@ enum Schema {
         defer { select.reset() }
         select.bind(1, name)
         return try select.step() ? select.int64(0) : nil
+    }
+
+    /// The largest row id `ydb_meta` holds (see `migrateToVersion4`).
+    static func storedLargestRowid(_ handle: SQLiteHandle) throws -> Int64 {
+        try value("largest_rowid", handle) ?? 0
     }
 
     /// Records the largest row id ever used, for a commit whose deletions

@@ -10,29 +10,47 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// Writers of the extensions this transaction touched, made on first
     /// use: a transaction that touches one (a registration) costs the same
     /// however many exist. `state.extensions` names every one.
-    private var writers: [Name: any ExtensionWriter] = [:]
+    var writers: [Name: any ExtensionWriter] = [:]
     /// Every extension's writer in name order, once a row write has needed
     /// them all: each later write of the transaction then skips listing
     /// them and looking each one up. Dropped when the extensions change.
     private var everyWriter: [any ExtensionWriter]?
-    private var changedRows: [RowKey: RowChangeKind] = [:]
+    var changedRows: [RowKey: RowChangeKind] = [:]
     /// The same changes by row id, kept only while a `CommitFollower` (an
     /// asynchronous registration) records commits (decided at begin, under
     /// the write lock).
-    private var changedRowids: [Int64: RowChangeKind]?
+    var changedRowids: [Int64: RowChangeKind]?
     /// Every row id `record` saw, repeats included: the commit's
     /// `CommitNotification.changedRowids`.
-    private var recordedRowids: [Int64] = []
-    private var removedCollections: Set<Name> = []
-    private var removedAll = false
-    private var changed = false
+    var recordedRowids: [Int64] = []
+    var removedCollections: Set<Name> = []
+    var removedAll = false
+    var changed = false
+    /// In shared mode, this commit's entry for the commit log (nil in
+    /// exclusive mode, and while replaying another process's commit).
+    private var logRecorder: CommitLogRecorder?
+    /// Replaying other processes' logged commits (`replay`): the last
+    /// one's number is this commit's, and nothing is written.
+    var replayed: [LoggedCommit]?
+    /// An extension was installed or removed (shared mode compares the
+    /// views' version tags with other processes' as it commits).
+    private var extensionsChanged = false
     private var failure: YDBError?
-    private let startSnapshot: UInt64
+    let startSnapshot: UInt64
     /// Run once the transaction has ended, outside every engine lock: with
     /// true after a commit, false after a rollback (`whenEnded`).
     private var endHooks: [(Bool) -> Void] = []
 
     override init(connection: Connection, state: PublishedState) {
+        startSnapshot = state.snapshot
+        changedRowids = connection.database.followersRecord ? [:] : nil
+        logRecorder = connection.database.isMultiProcess ? CommitLogRecorder() : nil
+        super.init(connection: connection, state: state)
+    }
+
+    /// A transaction that replays another process's commit on the
+    /// database's replay connection (`replay`).
+    init(replaying connection: Connection, state: PublishedState) {
         startSnapshot = state.snapshot
         changedRowids = connection.database.followersRecord ? [:] : nil
         super.init(connection: connection, state: state)
@@ -81,22 +99,24 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         for hook in hooks { hook(committed) }
     }
 
-    private func finishCommit() throws {
+    func finishCommit() throws {
         var newState = state
         var logs: [Name: any Sendable] = [:]
-        let snapshot = changed ? startSnapshot + 1 : startSnapshot
+        let snapshot = replayed?.last?.snapshot ?? (changed ? startSnapshot + 1 : startSnapshot)
+        // (A replayed batch changes the extensions in its last commit.)
+        let snapshotBefore = replayed != nil ? snapshot - 1 : startSnapshot
         for writer in writers.values { try writer.prepareCommit(handle) }
         let database = connection.database
         for (name, writer) in writers {
             if Tuning.checksInvariants { try writer.checkBeforeCommit(handle, database) }
-            let (registered, log) = writer.finish(snapshotBefore: startSnapshot, snapshot: snapshot)
+            let (registered, log) = writer.finish(snapshotBefore: snapshotBefore, snapshot: snapshot)
             newState.extensions[name] = registered
             if let log { logs[name] = log }
         }
         newState.snapshot = snapshot
         var notification: CommitNotification?
         let rowsChanged = !changedRows.isEmpty || !removedCollections.isEmpty || removedAll
-        if rowsChanged && database.storedExtensionsMayMissCommits {
+        if rowsChanged && database.storedExtensionsMayMissCommits && replayed == nil {
             // Stored extensions that are not registered miss these row changes.
             try Schema.markStoredExtensionsStale(except: state.extensions.names.compactMap { name in
                 registeredExtension(named: name.value).flatMap { registered in
@@ -104,13 +124,24 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                 }
             }, handle)
         }
+        if extensionsChanged && replayed == nil && database.isMultiProcess {
+            // (`state` has the transaction's own changes; the published state is
+            // its start, as it holds the write gate.)
+            try database.recordViewTags(before: database.latestExtensions, after: newState.extensions, handle)
+        }
         var reservedThrough: UInt64?
         var storedLargestRowid: Int64?
-        if changed {
+        if changed && replayed == nil, let logRecorder {
+            try database.commitLogAppend(logRecorder.entry(
+                snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
+                removedAll: removedAll), handle)
+        } else if changed && replayed == nil {
             if snapshot > database.snapshotsReservedThrough {
                 reservedThrough = snapshot + Schema.snapshotsReservedAtOnce - 1
                 try Schema.reserveSnapshots(handle, through: reservedThrough!)
             }
+        }
+        if changed && replayed == nil {
             // Deleting the rows with the largest ids lowers the table's
             // largest id; the stored one keeps them from being reused.
             if deletesRows, database.storedLargestRowid < database.largestRowid,
@@ -118,9 +149,17 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
                 storedLargestRowid = database.largestRowid
                 try Schema.writeLargestRowid(handle, database.largestRowid)
             }
+        }
+        if changed {
             notification = CommitNotification(
                 snapshot: snapshot, changedRows: changedRows, removedCollections: removedCollections,
                 removedAll: removedAll, extensionLogs: logs, changedRowids: recordedRowids)
+        }
+        if let replayed {
+            database.publishReplayed(state: newState, notifications: Self.rowOnlyNotifications(replayed.dropLast())
+                                     + (notification.map { [$0] } ?? []), rowChanges: changedRowids)
+            markEnded()
+            return
         }
         try database.commit(on: handle, by: connection, state: newState, notification: notification,
                             rowChanges: changedRowids)
@@ -220,6 +259,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         changedRows[rowKey, default: []].formUnion(kind)
         changedRowids?[rowid, default: []].formUnion(kind)
         recordedRowids.append(rowid)
+        logRecorder?.record(rowid, kind, rowKey)
     }
 
     // MARK: Writing rows
@@ -330,6 +370,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         // handed out twice.
         database.largestRowid = rowid
         record(.set, rowKey, rowid)
+        logRecorder?.record(rowid, .set, rowKey, inserted: true)
         return (rowid, true)
     }
 
@@ -440,7 +481,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             changed = true
             removedCollections.insert(Name(collection))
             changedRows = changedRows.filter { !bytesEqual($0.key.collection, collection) }
-            for (rowid, _) in removed { changedRowids?[rowid, default: []].formUnion(.removed) }
+            for (rowid, rowKey) in removed {
+                changedRowids?[rowid, default: []].formUnion(.removed)
+                logRecorder?.record(rowid, .removed, rowKey)
+            }
             try forEachExtension { try $0.rowsRemoved(removed, writeContext) }
         }
     }
@@ -455,13 +499,16 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
             changedRows.removeAll()
             removedCollections.removeAll()
             for rowid in removed.rowids { changedRowids?[rowid, default: []].formUnion(.removed) }
+            if logRecorder != nil {
+                for (rowid, rowKey) in removed { logRecorder?.record(rowid, .removed, rowKey) }
+            }
             try forEachExtension { try $0.allRemoved(keys: removed, writeContext) }
         }
     }
 
     // MARK: Extensions
 
-    private func forEachExtension(_ body: (any ExtensionWriter) throws -> Void) throws {
+    func forEachExtension(_ body: (any ExtensionWriter) throws -> Void) throws {
         if everyWriter == nil {
             // Name order, except that an extension comes after those it
             // depends on (`RegisteredExtension.dependencies`).
@@ -507,6 +554,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
     /// and changing a view's grouping or sorting.
     func installWriter(_ writer: any ExtensionWriter) {
         everyWriter = nil
+        extensionsChanged = true
         let registered = writer.working
         writers[Name(registered.name)] = writer
         state.extensions[Name(registered.name)] = registered
@@ -515,6 +563,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     func removeWriter(named name: String) {
         everyWriter = nil
+        extensionsChanged = true
         writers.removeValue(forKey: Name(name))
         state.extensions[Name(name)] = nil
         changed = true

@@ -83,7 +83,7 @@ extension ReadWriteTransaction {
             if same && view.isPersistent { return .keep(existing) }
             return .populate(view.isPersistent ? .rebuiltForNewVersionTag : .built)
         }
-        guard view.isPersistent, let stored = try ViewStorage.registration(named: name, handle) else {
+        guard stores(view), let stored = try ViewStorage.registration(named: name, handle) else {
             return .populate(.built)
         }
         let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
@@ -235,7 +235,14 @@ extension ReadWriteTransaction {
     /// creates an empty table for it.
     private func freshStorage(for view: View, name: String) throws -> Int64? {
         try ViewStorage.drop(named: name, handle)
-        return view.isPersistent ? try ViewStorage.create(named: name, versionTag: view.versionTag, handle) : nil
+        return stores(view) ? try ViewStorage.create(named: name, versionTag: view.versionTag, handle) : nil
+    }
+
+    /// Whether `view` is kept in the file. In shared mode no view is: each
+    /// process keeps its own in memory, brought forward by the commit log
+    /// (docs/behaviour.md, "Several processes").
+    func stores(_ view: View) -> Bool {
+        view.isPersistent && !connection.database.isMultiProcess
     }
 
     func unregisterView(name: String) throws {

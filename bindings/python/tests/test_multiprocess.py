@@ -1,0 +1,157 @@
+"""Shared mode from Python (docs/behaviour.md, "Several processes"): a
+writer in another process, and a plain ``sqlite3`` client, change the rows;
+this process's mappings get changesets whose edit steps, applied one by
+one to the old table, give the new one."""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import List
+
+import pytest
+
+import ydbview
+from list_histories import Table, apply_steps, new_mappings, random_configuration
+
+HERE = Path(__file__).resolve().parent
+
+# Run as a separate process: commits random histories to the file in
+# shared mode (list_histories.random_commit), printing "done" at the end.
+WRITER = """
+import random, sys, time
+sys.path.insert(0, sys.argv[4])
+import ydbview
+from list_histories import random_commit
+path, seed, commits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+db = ydbview.Database(path, serializer=ydbview.JSONSerializer(), multi_process=True)
+conn = db.new_connection()
+rng = random.Random(seed)
+for _ in range(commits):
+    random_commit(conn, rng)
+    time.sleep(0.005)   # a steady writer, not one burst
+db.close()
+print("done")
+"""
+
+
+def register(db: ydbview.Database) -> None:
+    db.register_view("v", ydbview.Grouping(lambda row: row.object["g"], flavour="object"),
+                     ydbview.KeySorting(lambda group, row: (row.object["n"], row.key), flavour="object"))
+
+
+def table_at(conn: ydbview.Connection, m: ydbview.Mappings) -> Table:
+    """The table ``m`` shows, read on ``conn``'s snapshot (its long-lived
+    read): the writer process keeps committing meanwhile."""
+    groups, sections = [], []
+    with conn.read() as t:
+        view = t.view("v")
+        for section in range(m.number_of_sections):
+            groups.append(m.group_for_section(section) or "")
+            sections.append([view.key_at(*m.group_and_index_for_row((section, row)))
+                             for row in range(m.number_of_items_in_section(section) or 0)])
+    return groups, sections
+
+
+def start_writer(path: Path, seed: int, commits: int) -> "subprocess.Popen[str]":
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(seed), str(commits), str(HERE)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def test_the_modes_refuse_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    with ydbview.Database(path, multi_process=True) as shared:
+        assert shared.multi_process
+        with ydbview.Database(path, multi_process=True) as second:
+            assert second.snapshot == shared.snapshot
+        with pytest.raises(ydbview.BusyError):
+            ydbview.Database(path)
+    with ydbview.Database(path) as exclusive:
+        assert not exclusive.multi_process
+        with pytest.raises(ydbview.BusyError, match="exclusive mode"):
+            ydbview.Database(path, multi_process=True)
+
+
+def test_commit_log_limit(tmp_path: Path) -> None:
+    with ydbview.Database(tmp_path / "db.sqlite", multi_process=True) as db:
+        assert db.commit_log_limit == 10_000
+        db.commit_log_limit = 5
+        assert db.commit_log_limit == 5
+        with pytest.raises(ydbview.InvalidArgumentError):
+            db.commit_log_limit = 0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_writer_process_drives_this_process_mappings(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "db.sqlite"
+    db = ydbview.Database(path, serializer=ydbview.JSONSerializer(), multi_process=True)
+    try:
+        register(db)
+        ui = db.new_connection()
+        rng = random.Random(seed)
+        groups, configure = random_configuration(rng)
+        m = new_mappings(groups, configure)
+        ui.begin_long_lived_read_transaction()
+        with ui.read() as t:
+            m.update(t)
+        writer = start_writer(path, seed, 60)
+        catchups = 0
+        deadline = time.monotonic() + 60
+        while True:
+            finished = writer.poll() is not None
+            readable, _, _ = select.select([ui.wakeup_fd()], [], [], 0.05)
+            if readable or finished:
+                old = table_at(ui, m)
+                notifications = ui.begin_long_lived_read_transaction()
+                if notifications:
+                    catchups += 1
+                    steps = m.changes(notifications).steps()
+                    new = table_at(ui, m)
+                    assert apply_steps(steps, old, new) == new, f"seed {seed}: {steps}"
+            if finished:
+                break
+            assert time.monotonic() < deadline, "the writer process did not finish"
+        out, err = writer.communicate()
+        assert writer.returncode == 0 and out.strip() == "done", err
+        # The wake-ups came while the writer ran: several catch-ups, not one at the end.
+        assert catchups > 1
+        with ui.read() as t:
+            assert t.snapshot == db.snapshot
+    finally:
+        db.close()
+
+
+def test_plain_sqlite_writes_reach_the_views(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    with ydbview.Database(path, serializer=ydbview.JSONSerializer(), multi_process=True) as db:
+        register(db)
+        conn = db.new_connection()
+        with conn.read_write() as t:
+            for n in range(3):
+                t.set("c", f"k{n}", {"g": "a", "n": n})
+        seen: List[int] = []
+        arrived = threading.Event()
+
+        def observe(notification: ydbview.CommitNotification) -> None:
+            seen.append(notification.snapshot)
+            arrived.set()
+        db.add_commit_observer(observe)
+        client = sqlite3.connect(path, timeout=5)
+        with client:
+            client.execute("INSERT INTO ydb_rows (collection, key, object) VALUES ('c', 'plain', ?)",
+                           (b'{"g": "a", "n": 1}',))
+            client.execute("DELETE FROM ydb_rows WHERE key = 'k2'")
+        client.close()
+        # The watcher folds them within its once-a-second look.
+        assert arrived.wait(10)
+        with conn.read() as t:
+            view = t.view("v")
+            assert [view.key_at("a", index) for index in range(view.count("a"))] == [
+                ("c", "k0"), ("c", "k1"), ("c", "plain")]
