@@ -43,15 +43,15 @@ extension Demo {
     }
 
     /// The first frame, before any commit.
-    func drawInitialFrame(on screen: DemoScreen, table: Table) {
+    func drawInitialFrame(on screen: DemoScreen, table: Table, heading: String? = nil) {
         screen.draw(frame(table, marks: Marks(),
-                          heading: "commit 0/\(options.commits): the top \(Demo.topN) as registered",
+                          heading: heading ?? "commit 0/\(options.commits): the top \(Demo.topN) as registered",
                           legend: legend(before: false), changes: []))
     }
 
-    /// Draws commit `commit`'s changeset: the old table with what leaves,
-    /// then the new one with what arrived, sharing the pause between them.
-    func animate(on screen: DemoScreen, commit: Int, event: Event, changeset: Changeset,
+    /// Draws a commit's changeset under `heading`: the old table with what
+    /// leaves, then the new one with what arrived, sharing the pause between them.
+    func animate(on screen: DemoScreen, heading: String, changeset: Changeset,
                  old: Table, new: Table, delay: Int) throws {
         var before = Marks(), after = Marks()
         for change in changeset.sectionChanges {
@@ -70,7 +70,6 @@ extension Demo {
                 after.mark(change.newIndexPath ?? change.finalPosition ?? change.indexPath, in: new, .updated)
             }
         }
-        let heading = "commit \(commit)/\(options.commits): \(event.text)"
         // The changeset in words, without the "now:" lines the table shows.
         let changes = describe(changeset, old: old, new: new).filter { !$0.contains(" now: ") }
         if !before.isEmpty {

@@ -13,8 +13,21 @@ struct DemoOptions {
     var rows = 3000
     var quiet = false
     /// Milliseconds to pause after each commit; nil: 60 for the log, 900
-    /// for the animated table (slow enough to see each frame's marks).
+    /// for the animated table (slow enough to see each frame's marks); with
+    /// `--shared`, 900 for the writer, 0 and 600 for the follower.
     var delay: Int?
+    /// `--shared PATH`: the database file, opened in shared mode, and this
+    /// process's part in it (Demo+Shared.swift); nil: a temporary database
+    /// that one process both writes and shows.
+    var shared: String?
+    var role: DemoRole?
+    /// The follower stops after this many seconds without a commit.
+    var idle = 30
+}
+
+/// What a `--shared` demo process does: commit, or show the other's commits.
+enum DemoRole {
+    case writer, follower
 }
 
 /// A book as stored: "genre|score|title" in UTF-8. The view groups by genre
@@ -74,32 +87,21 @@ struct Demo {
         booksPerGenre = options.rows / Demo.genres.count
         random = SeededGenerator(seed: options.seed)
         titles = DemoTitles(using: &random)
-        database = try Database(path: nil)
+        database = try options.shared.map { try Database(path: $0, options: DatabaseOptions(multiProcess: true)) }
+            ?? Database(path: nil)
         writer = try database.newConnection()
         reader = try database.newConnection()
         mappings = Mappings(groups: Demo.shownGroups, view: "byRank")
     }
 
-    /// Closes the temporary database, which deletes its files (`exit`
+    /// Closes the database; a temporary one deletes its files (`exit`
     /// runs no deinit: without this each run left a directory behind).
     func close() { database.close() }
 
     mutating func run() throws {
         let started = Date()
         try fillCatalogue()
-        let grouping = ViewGrouping(flavour: .object) { row in Book(row.object)?.genre }
-        let sorting = ViewSorting(flavour: .object) { _, left, right in
-            let a = Book(left.object)?.score ?? 0, b = Book(right.object)?.score ?? 0
-            if a != b { return a < b ? .ascending : .descending }
-            return left.key < right.key ? .ascending : left.key == right.key ? .same : .descending
-        }
-        try register(View(grouping: grouping, sorting: sorting, versionTag: "1", isPersistent: true), name: "byRank")
-        let top = try RangeOptions.fixed(length: Demo.topN, offset: 0, from: .beginning)
-        mappings.setRangeOptions(top, forGroup: "fantasy")
-        mappings.setRangeOptions(top, forGroup: "scifi")
-        mappings.setIsDynamicSection(true, forGroup: "classics")
-        try reader.beginLongLivedReadTransaction()
-        try reader.read { try mappings.update(with: $0) }
+        try registerViewAndMappings()
 
         var table = try currentTable()
         let total = try reader.read { try $0.view("byRank").numberOfItemsInAllGroups() }
@@ -131,8 +133,8 @@ struct Demo {
             rowChangeCount += changeset.rowChanges.count
             sectionChangeCount += changeset.sectionChanges.count
             if let screen {
-                try animate(on: screen, commit: commit, event: event, changeset: changeset,
-                            old: table, new: newTable, delay: delay)
+                try animate(on: screen, heading: "commit \(commit)/\(options.commits): \(event.text)",
+                            changeset: changeset, old: table, new: newTable, delay: delay)
             } else {
                 say("[\(commit)/\(options.commits)] commit \(commit): \(event.text)")
                 for line in describe(changeset, old: table, new: newTable) { say("    " + line) }
@@ -152,6 +154,30 @@ struct Demo {
     }
 
     // MARK: Data
+
+    /// Registers the view "byRank" (by genre, by score) and points the
+    /// mappings at it: the top 10 of fantasy and scifi, and a dynamic
+    /// "classics" section; the reader begins its long-lived read.
+    func registerViewAndMappings() throws {
+        try registerByRank()
+        let top = try RangeOptions.fixed(length: Demo.topN, offset: 0, from: .beginning)
+        mappings.setRangeOptions(top, forGroup: "fantasy")
+        mappings.setRangeOptions(top, forGroup: "scifi")
+        mappings.setIsDynamicSection(true, forGroup: "classics")
+        try reader.beginLongLivedReadTransaction()
+        try reader.read { try mappings.update(with: $0) }
+    }
+
+    /// The view alone: the writer picks its books through it.
+    func registerByRank() throws {
+        let grouping = ViewGrouping(flavour: .object) { row in Book(row.object)?.genre }
+        let sorting = ViewSorting(flavour: .object) { _, left, right in
+            let a = Book(left.object)?.score ?? 0, b = Book(right.object)?.score ?? 0
+            if a != b { return a < b ? .ascending : .descending }
+            return left.key < right.key ? .ascending : left.key == right.key ? .same : .descending
+        }
+        try register(View(grouping: grouping, sorting: sorting, versionTag: "1", isPersistent: true), name: "byRank")
+    }
 
     /// The books the demo starts with, keyed.
     mutating func catalogue() -> [(String, Book)] {

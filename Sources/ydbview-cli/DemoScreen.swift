@@ -86,6 +86,36 @@ final class DemoScreen {
         emit("\u{1B}[?25l")
     }
 
+    /// Counts Ctrl-C (and SIGTERM) without a screen: the `--shared` demo's
+    /// log, which stops between commits and prints its summary line. A
+    /// second signal, when it has not stopped by itself, exits at once.
+    static func countInterrupts() {
+        interrupts = 0
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            DemoScreen.interrupts += 1
+            if DemoScreen.interrupts > 1 { _exit(130) }
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+
+    /// Gives Ctrl-C and SIGTERM back their default action.
+    static func restoreInterrupts() {
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    /// Waits `milliseconds`, or less when Ctrl-C arrives (nanosleep returns
+    /// early on a signal); returns false if it did.
+    static func sleep(milliseconds: Int) -> Bool {
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while interrupts == 0, nanosleep(&request, &remaining) != 0, errno == EINTR {
+            request = remaining
+        }
+        return interrupts == 0
+    }
+
     /// Shows the cursor again, below the last frame, and gives Ctrl-C back
     /// its default action. Safe to call twice.
     func end() {
@@ -123,11 +153,7 @@ final class DemoScreen {
     /// Waits `milliseconds`, or less when Ctrl-C arrives (nanosleep returns
     /// early on a signal); then throws if it did.
     func pause(milliseconds: Int) throws {
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var remaining = timespec()
-        while !interrupted, nanosleep(&request, &remaining) != 0, errno == EINTR {
-            request = remaining
-        }
+        _ = DemoScreen.sleep(milliseconds: milliseconds)
         try checkInterrupted()
     }
 

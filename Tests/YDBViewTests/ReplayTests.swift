@@ -128,7 +128,10 @@ final class ReplayTests: XCTestCase {
     func testUsageErrors() throws {
         for arguments in [[], ["frobnicate"], ["replay"], ["replay", "a", "b"],
                           ["demo", "--commits"], ["demo", "--commits", "0"], ["demo", "--bogus"],
-                          ["demo", "--rows", "99"]] {
+                          ["demo", "--rows", "99"], ["demo", "--shared"], ["demo", "--shared", "/tmp/x.sqlite"],
+                          ["demo", "--writer"], ["demo", "--follower"], ["demo", "--idle", "5"],
+                          ["demo", "--shared", "/tmp/x.sqlite", "--writer", "--follower"],
+                          ["demo", "--shared", "/tmp/x.sqlite", "--writer", "--idle", "5"]] {
             let run = try Self.run(arguments)
             XCTAssertEqual(run.status, 2, "\(arguments)")
             XCTAssertFalse(run.stderr.isEmpty, "\(arguments)")
@@ -186,6 +189,73 @@ final class ReplayTests: XCTestCase {
         // Through a pipe the demo prints its log, never the terminal's
         // animated table (whatever TERM says).
         XCTAssertFalse(String(decoding: first.stdout, as: UTF8.self).contains("\u{1B}"))
+    }
+
+    /// `demo --shared PATH`: a follower and a writer, two processes on one
+    /// file in shared mode. The follower starts first and fills the file;
+    /// once it waits, the writer makes its commits. The follower must get
+    /// every one of them (each writer snapshot in one of its changesets) and
+    /// its checks must pass: each changeset against the tables before and
+    /// after, each table against the books sorted without the view (it exits
+    /// 1 on the first failure). Writer delay 0 gives changesets of several
+    /// commits; 20 ms mostly one each.
+    func testSharedDemoFollowerGetsEveryCommitOfTheWriter() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ydbview-shared-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (index, delay) in ["0", "20"].enumerated() {
+            let path = directory.appendingPathComponent("books-\(index).sqlite").path
+            let common = ["demo", "--shared", path, "--rows", "300", "--commits", "20", "--seed", "\(index + 3)"]
+            let follower = Process()
+            follower.executableURL = try Self.executable()
+            follower.arguments = common + ["--follower", "--idle", "10"]
+            let output = Pipe()
+            let errorsURL = directory.appendingPathComponent("follower-\(index).stderr")
+            _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+            follower.standardOutput = output
+            follower.standardError = try FileHandle(forWritingTo: errorsURL)
+            follower.standardInput = FileHandle.nullDevice
+            try follower.run()
+            var seen = Data()
+            while !String(decoding: seen, as: UTF8.self).contains("waiting for another process's commits") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }   // the follower ended early: its output says why
+                seen.append(chunk)
+            }
+            let writer = try Self.run(common + ["--writer", "--delay", delay])
+            seen.append(output.fileHandleForReading.readDataToEndOfFile())
+            follower.waitUntilExit()
+            let text = String(decoding: seen, as: UTF8.self)
+            let context = "delay \(delay):\n\(text)\n" + String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self)
+            let written = String(decoding: writer.stdout, as: UTF8.self)
+            XCTAssertEqual(writer.status, 0, writer.stderr)
+            XCTAssertTrue(written.contains("--writer: 20 commits to \(path)"), written)
+            XCTAssertEqual(follower.terminationStatus, 0, context)
+            XCTAssertTrue(text.contains("filled with 300 books"), context)
+            XCTAssertTrue(text.contains("followed 20 commits in "), context)
+            XCTAssertTrue(text.contains("every changeset checked (and every table against the books)"), context)
+            XCTAssertTrue(text.contains("stopped: all 20 commits followed"), context)
+            // "[3/20] commit 3, snapshot 7: …" against "[5/20] commits 4–5 (snapshots 8–9):".
+            func number(after marker: String, in line: Substring) -> Int? {
+                guard let start = line.range(of: marker)?.upperBound else { return nil }
+                return Int(line[start...].prefix { $0.isNumber })
+            }
+            let snapshots = written.split(separator: "\n").compactMap { number(after: ", snapshot ", in: $0) }
+            var followed: [ClosedRange<Int>] = []
+            for line in text.split(separator: "\n") where line.hasPrefix("[") {
+                if let one = number(after: "(snapshot ", in: line) { followed.append(one...one) }
+                if let tail = line.range(of: "(snapshots ").map({ line[$0.upperBound...] }),
+                   let first = Int(tail.prefix { $0.isNumber }), let last = number(after: "–", in: tail) {
+                    followed.append(first...last)
+                }
+            }
+            XCTAssertEqual(snapshots.count, 20, written)
+            XCTAssertEqual(followed.reduce(0) { $0 + $1.count }, 20, context)
+            for snapshot in snapshots {
+                XCTAssertTrue(followed.contains { $0.contains(snapshot) }, "snapshot \(snapshot) not followed: \(context)")
+            }
+        }
     }
 
     /// Issue 39: picked at random from two short word lists, titles repeated

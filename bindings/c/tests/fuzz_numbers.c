@@ -258,6 +258,8 @@ static void one_history(void) {
     REQUIRE_OK(ydb_database_open(NULL, &db));
     CALL(ydb_database_set_max_commits_behind(db, pick(2) ? any_uint64() : 1 + pick(3)));
     CALL(ydb_database_max_commits_behind(db, &limit));
+    CALL(ydb_database_set_commit_log_limit(db, pick(2) ? any_uint64() : pick(3)));
+    CALL(ydb_database_commit_log_limit(db, &limit));
     REQUIRE_OK(ydb_connection_open(db, &writer));
     REQUIRE_OK(ydb_connection_open(db, &reader));
     CALL(ydb_connection_set_row_cache_limit(reader, any_size()));

@@ -3,6 +3,8 @@
 ** notifications they produce, and commit observers.
 */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
+#include <unistd.h> /* rmdir */
+
 #include "check.h"
 
 /* ---- enumeration helpers ---- */
@@ -153,6 +155,77 @@ static void test_open_and_path(void) {
         CHECK_OK(ydb_connection_close(conn));
         CHECK_OK(ydb_database_close(db));
         remove(db_path);
+    }
+}
+
+/* Shared mode's options: checked like every struct the caller fills, the
+** two modes refuse each other, and two shared handles see each other's
+** commits. */
+static void test_open_with_options(void) {
+    ydb_database_options options = YDB_DATABASE_OPTIONS_INIT;
+    ydb_database *db = NULL, *second = NULL, *none = (ydb_database *)&none;
+    ydb_connection *writer = NULL, *reader = NULL;
+    char dir[] = "/tmp/ydbview-test-XXXXXX", db_path[96];
+    uint64_t limit = 0;
+    int multi = -1;
+
+    if (mkdtemp(dir) == NULL) { perror("mkdtemp"); exit(1); }
+    snprintf(db_path, sizeof db_path, "%s/shared.sqlite", dir);
+
+    options.struct_size = 0;
+    CHECK_RC(ydb_database_open_with_options(db_path, &options, &none), YDB_INVALID_ARGUMENT);
+    CHECK(none == NULL && strstr(ydb_errmsg(), "YDB_DATABASE_OPTIONS_INIT") != NULL);
+    options.struct_size = sizeof options;
+    options.flags = 0x80;
+    CHECK_RC(ydb_database_open_with_options(db_path, &options, &none), YDB_INVALID_ARGUMENT);
+    CHECK(strstr(ydb_errmsg(), "unknown") != NULL);
+
+    /* NULL options: exclusive, as ydb_database_open. */
+    REQUIRE_OK(ydb_database_open_with_options(db_path, NULL, &db));
+    CHECK_OK(ydb_database_is_multi_process(db, &multi));
+    CHECK(multi == 0);
+    options.flags = YDB_OPEN_MULTI_PROCESS;
+    CHECK_RC(ydb_database_open_with_options(db_path, &options, &none), YDB_BUSY);
+    CHECK(strstr(ydb_errmsg(), "exclusive mode") != NULL);
+    CHECK_OK(ydb_database_close(db));
+
+    REQUIRE_OK(ydb_database_open_with_options(db_path, &options, &db));
+    REQUIRE_OK(ydb_database_open_with_options(db_path, &options, &second));
+    CHECK_RC(ydb_database_open(db_path, &none), YDB_BUSY);
+    CHECK_OK(ydb_database_is_multi_process(db, &multi));
+    CHECK(multi == 1);
+    CHECK_OK(ydb_database_commit_log_limit(db, &limit));
+    CHECK(limit == 10000);
+    CHECK_RC(ydb_database_set_commit_log_limit(db, 0), YDB_INVALID_ARGUMENT);
+    CHECK_OK(ydb_database_set_commit_log_limit(db, 50));
+    CHECK_OK(ydb_database_commit_log_limit(db, &limit));
+    CHECK(limit == 50);
+
+    REQUIRE_OK(ydb_connection_open(db, &writer));
+    REQUIRE_OK(ydb_connection_open(second, &reader));
+    CHECK_OK(put(writer, "c", "k", "from the first", NULL));
+    CHECK(reads_as(reader, "c", "k", "from the first"));
+    {
+        uint64_t mine = 0, theirs = 1;
+        CHECK_OK(ydb_database_snapshot(db, &mine));
+        CHECK_OK(put(reader, "c", "k2", "from the second", NULL));
+        CHECK(reads_as(writer, "c", "k2", "from the second"));
+        CHECK_OK(ydb_database_snapshot(second, &theirs));
+        CHECK(theirs == mine + 1);
+    }
+    CHECK_OK(ydb_connection_close(writer));
+    CHECK_OK(ydb_connection_close(reader));
+    CHECK_OK(ydb_database_close(second));
+    CHECK_OK(ydb_database_close(db));
+    {
+        const char *suffixes[] = {"", "-wal", "-shm", "-ydbview"};
+        char name[128];
+        size_t index;
+        for (index = 0; index < sizeof suffixes / sizeof suffixes[0]; index++) {
+            snprintf(name, sizeof name, "%s%s", db_path, suffixes[index]);
+            remove(name);
+        }
+        rmdir(dir);
     }
 }
 
@@ -567,6 +640,7 @@ static void test_notification_handles(ydb_database *db, ydb_connection *conn) {
 }
 
 int main(void) {
+    test_open_with_options();
     ydb_database *db = NULL;
     ydb_connection *conn = NULL;
 
