@@ -357,4 +357,27 @@ final class SharedModeTests: FileDatabaseTestCase {
             XCTAssertEqual(try t.view("v").dump(), expected)
         }
     }
+
+    /// A connection's row cache forgets the rows another database's commit
+    /// changed, as it does for local commits.
+    func testRowCachesForgetRowsAnotherDatabaseChanged() throws {
+        let writerDB = try Database(path: path, options: shared)
+        let readerDB = try Database(path: path, options: shared)
+        defer { writerDB.close(); readerDB.close() }
+        try readerDB.registerView(rankView(), name: "v")
+        let writer = try writerDB.newConnection(), reader = try readerDB.newConnection()
+        try writer.readWrite { t in
+            for index in 0..<10 {
+                try t.setObject(Item.encode(group: "g", rank: index), forKey: "k\(index)", inCollection: "items",
+                                metadata: nil)
+            }
+        }
+        _ = try reader.read { try $0.view("v").rows(inGroup: "g", range: 0..<10) }
+        XCTAssertEqual(reader.rowCache.count, 10)
+        try writer.readWrite { try $0.replaceMetadata([7], forKey: "k3", inCollection: "items") }
+        try reader.read { t in
+            XCTAssertEqual(reader.rowCache.count, 9, "the changed row is forgotten as the read begins")
+            XCTAssertEqual(try t.view("v").row(at: 3, inGroup: "g")?.metadata, [7])
+        }
+    }
 }

@@ -242,7 +242,7 @@ public final class Database: @unchecked Sendable {
         // Released once the connections still open have closed their handles.
         fileLock.databaseDidClose()
         if let temporaryDirectory {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
+            for suffix in ["", "-wal", "-shm", "-journal", "-ydbview"] {
                 unlink(path + suffix)
             }
             rmdir(temporaryDirectory)
