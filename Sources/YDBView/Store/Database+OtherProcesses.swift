@@ -48,8 +48,9 @@ extension Database {
     /// any process.
     func readRowidCounters(_ handle: SQLiteHandle) throws {
         guard isMultiProcess else { return }
-        storedLargestRowid = try Schema.storedLargestRowid(handle)
-        largestRowid = max(storedLargestRowid, try RowReader(handle: handle).largestRowid())
+        let (stored, table) = try Schema.largestRowids(handle)
+        storedLargestRowid = stored
+        largestRowid = max(stored, table)
     }
 
     /// Shared mode, in a commit that installs or removes extensions: records

@@ -54,11 +54,12 @@ extension Database {
             }
             if isMultiProcess, !isReplayingOnThisThread {
                 do {
-                    if let latest = try CommitLog.latestSnapshot(handle), latest > published.snapshot {
+                    let (latest, externalWrites) = try CommitLog.state(handle)
+                    if let latest, latest > published.snapshot {
                         try? handle.run("ROLLBACK")
                         return .behind
                     }
-                    if immediate, try ExternalChanges.any(handle) {
+                    if immediate && externalWrites {
                         try? handle.run("ROLLBACK")
                         return .externalWrites
                     }

@@ -50,6 +50,18 @@ enum CommitLog {
         return UInt64(bitPattern: select.int64(0))
     }
 
+    /// What a shared-mode transaction looks at as it begins, in one
+    /// statement: the latest logged snapshot (nil for an empty log), and
+    /// whether other SQLite clients wrote rows not folded yet
+    /// (`ExternalChanges`).
+    static func state(_ handle: SQLiteHandle) throws -> (latest: UInt64?, externalWrites: Bool) {
+        let select = try handle.statement(
+            "SELECT (SELECT max(snapshot) FROM ydb_commit_log), EXISTS (SELECT 1 FROM ydb_external_changes)")
+        defer { select.reset() }
+        guard try select.step() else { return (nil, false) }
+        return (select.isNull(0) ? nil : UInt64(bitPattern: select.int64(0)), select.int(1) != 0)
+    }
+
     /// The oldest logged snapshot, or nil for an empty log.
     static func oldestSnapshot(_ handle: SQLiteHandle) throws -> UInt64? {
         let select = try handle.statement("SELECT min(snapshot) FROM ydb_commit_log")

@@ -238,6 +238,16 @@ enum Schema {
         try value("largest_rowid", handle) ?? 0
     }
 
+    /// The largest row id `ydb_meta` holds and the table's own, in one
+    /// statement (shared mode reads both as each write begins).
+    static func largestRowids(_ handle: SQLiteHandle) throws -> (stored: Int64, table: Int64) {
+        let select = try handle.statement(
+            "SELECT (SELECT value FROM ydb_meta WHERE name = 'largest_rowid'), (SELECT max(rowid) FROM ydb_rows)")
+        defer { select.reset() }
+        guard try select.step() else { return (0, 0) }
+        return (select.int64(0), select.int64(1))
+    }
+
     /// Records the largest row id ever used, for a commit whose deletions
     /// leave the table's own largest id below it (see `migrateToVersion4`).
     static func writeLargestRowid(_ handle: SQLiteHandle, _ rowid: Int64) throws {
