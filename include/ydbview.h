@@ -335,7 +335,7 @@ int ydb_database_open(const char *path, ydb_database **out_db);
 */
 typedef struct ydb_database_options {
     size_t struct_size;   /* sizeof(ydb_database_options), set by the INIT */
-    uint32_t flags;       /* YDB_OPEN_* flags, 0 by default */
+    unsigned int flags;   /* YDB_OPEN_* flags, 0 by default */
 } ydb_database_options;
 
 /*

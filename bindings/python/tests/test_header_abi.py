@@ -289,7 +289,7 @@ def python_constants() -> Dict[str, int]:
                            ("YDB_GROW_", mappings._GROWS)]:
         table.update({prefix + key.upper(): value for key, value in values.items()})
     table.update(YDB_INVOKE_DEFAULT=views._INVOKE_DEFAULT, YDB_NO_GROUP=views._NO_GROUP,
-                 YDB_INDEX_END=_ffi.INDEX_END, YDB_NO_INDEX=_ffi.NO_INDEX,
+                 YDB_INDEX_END=_ffi.INDEX_END, YDB_NO_INDEX=_ffi.NO_INDEX, YDB_OPEN_MULTI_PROCESS=_ffi.OPEN_MULTI_PROCESS,
                  YDBVIEW_VERSION_NUMBER=_ffi.version_number)
     return table
 
