@@ -347,9 +347,10 @@ typedef struct ydb_database_options {
 ** shared mode refuses an exclusive open with YDB_BUSY, and the other way
 ** round. The file must be on a local file system: a network file system
 ** (NFS, SMB/CIFS, 9P, ...) gives YDB_CANTOPEN. Views are kept in each
-** process's memory (persistent views are not stored in this mode; each
-** process populates its own when it registers it), and full-text indexes
-** and search views are refused (YDB_MISUSE).
+** process's memory; a persistent view is stored whole when a process
+** closes the database, and a later registration loads it and replays the
+** commits since. Full-text indexes and search views are refused
+** (YDB_MISUSE).
 */
 #define YDB_OPEN_MULTI_PROCESS 0x1u
 

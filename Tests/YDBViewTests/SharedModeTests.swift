@@ -380,4 +380,46 @@ final class SharedModeTests: FileDatabaseTestCase {
             XCTAssertEqual(try t.view("v").row(at: 3, inGroup: "g")?.metadata, [7])
         }
     }
+
+    /// A persistent view is written whole when its database closes; a later
+    /// registration loads it (no callback) and replays the log since
+    /// (callbacks for the changed rows only), or populates it when the log
+    /// no longer holds every commit since.
+    func testAPersistentViewLoadsFromTheLastClosersImage() throws {
+        let sleeper = try Database(path: path, options: shared)   // keeps the log
+        defer { sleeper.close() }
+        sleeper.otherProcessWatcher?.stop(releasingSlot: false)
+        let first = try Database(path: path, options: shared)
+        try first.registerView(rankView(), name: "v")
+        let connection = try first.newConnection()
+        try connection.readWrite { t in
+            for rank in 0..<50 {
+                try t.setObject(Item.encode(group: "g\(rank % 2)", rank: rank), forKey: "k\(rank)", inCollection: "c1",
+                                metadata: nil)
+            }
+        }
+        first.close()
+
+        let counter = CallCounter()
+        let second = try Database(path: path, options: shared)
+        XCTAssertEqual(try second.registerView(rankView(counter: counter), name: "v"), .loaded)
+        XCTAssertEqual(counter.grouping, 0)
+        let writer = try second.newConnection()
+        try writer.readWrite { t in
+            try t.setObject(Item.encode(group: "g0", rank: 100), forKey: "k1", inCollection: "c1", metadata: nil)
+            try t.removeObject(forKey: "k2", inCollection: "c1")
+        }
+        defer { second.close() }
+
+        // While the second is open, the image is still the first's; the log
+        // holds the commit since.
+        let third = try Database(path: path, options: shared)
+        defer { third.close() }
+        let counted = CallCounter()
+        XCTAssertEqual(try third.registerView(rankView(counter: counted), name: "v"), .loaded)
+        XCTAssertLessThanOrEqual(counted.grouping, 2)
+        try third.newConnection().read { t in
+            XCTAssertEqual(try t.view("v").dump(), try Self.expectedDump(t, evenOnly: false))
+        }
+    }
 }

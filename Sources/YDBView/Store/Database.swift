@@ -193,6 +193,7 @@ public final class Database: @unchecked Sendable {
     /// without closing leaves those views stale. Idempotent.
     public func close() {
         writeDeferred()
+        writeSharedImages()
         // What the database held is released after the lock: an observer or
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.

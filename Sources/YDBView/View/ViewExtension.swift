@@ -11,6 +11,9 @@ extension ViewInstance: RegisteredExtension {
     /// change first.
     var dependencies: [String] { definition.filtering?.dependencies ?? [] }
     var versionTag: String? { definition.versionTag }
+    func sharedImage(at snapshot: UInt64) -> (any DeferredWrites)? {
+        definition.isPersistent ? SharedViewImage(instance: self, snapshot: snapshot) : nil
+    }
 }
 
 extension ViewWriter: ExtensionWriter {

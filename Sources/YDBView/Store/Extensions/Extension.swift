@@ -38,12 +38,17 @@ protocol RegisteredExtension {
     /// The definition's version tag, for the kinds that have one: in
     /// shared mode, every process registering the name must use the same.
     var versionTag: String? { get }
+    /// Shared mode: what to write when the database closes so that a
+    /// later process can load the extension instead of building it (nil:
+    /// nothing).
+    func sharedImage(at snapshot: UInt64) -> (any DeferredWrites)?
     var dependencies: [String] { get }
 }
 
 extension RegisteredExtension {
     var dependencies: [String] { [] }
     var versionTag: String? { nil }
+    func sharedImage(at snapshot: UInt64) -> (any DeferredWrites)? { nil }
 }
 
 extension RegisteredExtension {

@@ -24,6 +24,32 @@ struct LoggedCommit: Equatable {
     var rows: [Row]
 }
 
+extension LoggedCommit {
+    /// Consecutive commits as one: every row id once, with every way it
+    /// changed (new if any commit inserted it), and the rows a remove-all
+    /// among them removed (nil when none did: after one, every row from
+    /// before it is gone).
+    static func merged(_ commits: [LoggedCommit]) -> (rows: [Row], removedAll: RowKeys?) {
+        var merged: [Row] = []
+        var positions: [Int64: Int] = [:]
+        var removedAll: RowKeys?
+        for commit in commits {
+            if commit.removedAll && removedAll == nil { removedAll = RowKeys() }
+            for row in commit.rows {
+                if commit.removedAll && row.kind.contains(.removed) { removedAll?[row.rowid] = row.rowKey }
+                if let position = positions[row.rowid] {
+                    merged[position].kind.formUnion(row.kind)
+                    merged[position].inserted = merged[position].inserted || row.inserted
+                } else {
+                    positions[row.rowid] = merged.count
+                    merged.append(row)
+                }
+            }
+        }
+        return (merged, removedAll)
+    }
+}
+
 /// The table of logged commits, one row per commit in snapshot order,
 /// written in the same SQLite transaction as the rows it describes. Only
 /// shared mode writes it; exclusive mode empties it when it opens. Beside

@@ -91,7 +91,8 @@ enum Schema {
     /// by row, in `ydb_external_changes` (besides being counted), so that
     /// shared mode turns them into commits every process replays
     /// (`ExternalChanges`). An update that changes a row's id or names is
-    /// recorded as its removal and a new row.
+    /// recorded as its removal and a new row. `ydb_views.shared_snapshot`:
+    /// the snapshot a shared-mode image of a view holds (`SharedViewImages`).
     static let migrateToVersion5 = """
         CREATE TABLE IF NOT EXISTS ydb_external_changes (
             seq INTEGER PRIMARY KEY,
@@ -123,6 +124,7 @@ enum Schema {
             INSERT INTO ydb_external_changes (row, kind, collection, key)
                 VALUES (OLD.rowid, 3, OLD.collection, OLD.key);
         END;
+        ALTER TABLE ydb_views ADD COLUMN shared_snapshot INTEGER;
         UPDATE ydb_meta SET value = 5 WHERE name = 'schema_version';
         """
 

@@ -56,30 +56,13 @@ extension ReadWriteTransaction {
         }
     }
 
-    /// Every row the commits changed, merged (each row id once, with every
-    /// way it changed; new if any commit inserted it). After a remove-all,
-    /// every row from before it is gone: the extensions are emptied first.
+    /// Every row the commits changed, merged (`LoggedCommit.merged`):
+    /// after a remove-all, the extensions are emptied first.
     private func applyLoggedRows(of commits: [LoggedCommit]) throws {
-        var merged: [LoggedCommit.Row] = []
-        var positions: [Int64: Int] = [:]
-        var removedAll = RowKeys()
-        var anyRemovedAll = false
-        for commit in commits {
-            anyRemovedAll = anyRemovedAll || commit.removedAll
-            for row in commit.rows {
-                if commit.removedAll && row.kind.contains(.removed) { removedAll[row.rowid] = row.rowKey }
-                if let position = positions[row.rowid] {
-                    merged[position].kind.formUnion(row.kind)
-                    merged[position].inserted = merged[position].inserted || row.inserted
-                } else {
-                    positions[row.rowid] = merged.count
-                    merged.append(row)
-                }
-            }
-        }
-        if anyRemovedAll {
+        let (rows, removedAll) = LoggedCommit.merged(commits)
+        if let removedAll {
             try forEachExtension { try $0.allRemoved(keys: removedAll, writeContext) }
         }
-        try forEachExtension { try $0.followRows(merged, writeContext) }
+        try forEachExtension { try $0.followRows(rows, writeContext) }
     }
 }

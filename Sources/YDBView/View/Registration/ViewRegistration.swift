@@ -84,6 +84,7 @@ extension ReadWriteTransaction {
             return .populate(view.isPersistent ? .rebuiltForNewVersionTag : .built)
         }
         guard stores(view), let stored = try ViewStorage.registration(named: name, handle) else {
+            if let image = try viewFromSharedImage(view, name: name) { return .load(image) }
             return .populate(.built)
         }
         let sameDefinition = stored.versionTag == view.versionTag && stored.format == ViewStorage.formatVersion
