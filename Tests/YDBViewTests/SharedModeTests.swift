@@ -422,4 +422,32 @@ final class SharedModeTests: FileDatabaseTestCase {
             XCTAssertEqual(try t.view("v").dump(), try Self.expectedDump(t, evenOnly: false))
         }
     }
+
+    /// A sleeper past the log's limit takes a persistent view from the
+    /// image the writer left, with no callback.
+    func testASleeperPastTheLogsLimitLoadsTheLastImage() throws {
+        let writerDB = try Database(path: path, options: shared)
+        let sleeperDB = try Database(path: path, options: shared)
+        defer { sleeperDB.close() }
+        writerDB.commitLogLimit = 4
+        let counter = CallCounter()
+        try sleeperDB.registerView(rankView(counter: counter), name: "v")
+        try writerDB.registerView(rankView(), name: "v")
+        let reader = try sleeperDB.newConnection()
+        try reader.beginLongLivedReadTransaction()
+        sleeperDB.otherProcessWatcher?.stop(releasingSlot: false)
+        let writer = try writerDB.newConnection()
+        for rank in 0..<30 {
+            try writer.readWrite {
+                try $0.setObject(Item.encode(group: "g", rank: rank), forKey: "k\(rank)", inCollection: "c1", metadata: nil)
+            }
+        }
+        writerDB.close()   // writes the view's image as of the last commit
+        let before = counter.grouping
+        XCTAssertThrowsError(try reader.beginLongLivedReadTransaction()) { error in
+            XCTAssertEqual((error as? YDBError)?.code, .reloadRequired)
+        }
+        XCTAssertEqual(counter.grouping, before, "loaded from the image, no callback")
+        try reader.read { t in XCTAssertEqual(try t.view("v").dump(), try Self.expectedDump(t, evenOnly: false)) }
+    }
 }

@@ -32,8 +32,20 @@ extension ViewWriter: ExtensionWriter {
 
     func committed() -> Bool { storage.committed(instance.unstored) }
 
-    /// A population from scratch, logged as a reset and one insert per row.
+    /// A persistent view loads the last image another process stored, when
+    /// the log holds every commit since (`viewFromSharedImage`: callbacks
+    /// for the rows those changed only); any other view populates from
+    /// scratch, logged as a reset and one insert per row. (The connections
+    /// reload either way: the image's log is the reset alone.)
     func rebuildFromRows(_ context: ExtensionWriteContext) throws {
+        if let transaction = try context.transaction as? ReadWriteTransaction,
+           let image = try transaction.viewFromSharedImage(definition, name: instance.name) {
+            if state.totalCount > 0 { try reset(keys: [:], context) }
+            state = image.state
+            instance.rowCache = SortingRowCache()
+            instance.hint = .none
+            return
+        }
         try repopulate(context)
     }
 

@@ -67,22 +67,25 @@ struct SharedViewImage: DeferredWrites {
 
 extension ReadWriteTransaction {
     /// Shared mode: the view `name` loaded from its image and brought
-    /// forward to this transaction's snapshot, or nil when there is no
+    /// forward to this transaction's snapshot (a replay's: the last commit
+    /// it replays), or nil when there is no
     /// usable image (another tag or format, keys missing, or the log no
     /// longer holds every commit since).
     func viewFromSharedImage(_ view: View, name: String) throws -> ViewInstance? {
+        // The transaction's snapshot, or the last commit it replays.
+        let target = replayed?.last?.snapshot ?? state.snapshot
         guard connection.database.isMultiProcess, view.isPersistent,
               let stored = try ViewStorage.registration(named: name, handle),
               stored.versionTag == view.versionTag, stored.format == ViewStorage.formatVersion,
               let imageSnapshot = try ViewStorage.imageSnapshot(id: stored.id, handle),
-              imageSnapshot <= state.snapshot else { return nil }
-        if imageSnapshot < state.snapshot {
+              imageSnapshot <= target else { return nil }
+        if imageSnapshot < target {
             guard let oldest = try CommitLog.oldestSnapshot(handle), oldest <= imageSnapshot + 1 else { return nil }
         }
         let (loaded, allKeyed) = try ViewStorage.load(id: stored.id, withSortKeys: view.sorting.usesSortKeys, handle)
         if view.sorting.usesSortKeys && !allKeyed { return nil }
         let writer = ViewWriter(instance: ViewInstance(name: name, definition: view, storageID: nil, state: loaded))
-        let commits = try CommitLog.entries(after: imageSnapshot, through: state.snapshot, handle)
+        let commits = try CommitLog.entries(after: imageSnapshot, through: target, handle)
         if !commits.isEmpty {
             let (rows, removedAll) = LoggedCommit.merged(commits)
             try connection.runningUserCode(.viewCallback) {
