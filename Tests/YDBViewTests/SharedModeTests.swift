@@ -450,4 +450,41 @@ final class SharedModeTests: FileDatabaseTestCase {
         XCTAssertEqual(counter.grouping, before, "loaded from the image, no callback")
         try reader.read { t in XCTAssertEqual(try t.view("v").dump(), try Self.expectedDump(t, evenOnly: false)) }
     }
+
+    /// Another process's commit cannot be refused: a view whose callback
+    /// fails on its rows is dropped from this process, says why, and the
+    /// other views go on.
+    func testAViewWhoseCallbackFailsOnAnotherProcessesCommitIsDropped() throws {
+        struct Refused: Error {}
+        let writerDB = try Database(path: path, options: shared)
+        let followerDB = try Database(path: path, options: shared)
+        defer { writerDB.close(); followerDB.close() }
+        let picky = View(grouping: ViewGrouping(flavour: .object) { row in
+            if Item.group(row.object) == "boom" { throw Refused() }
+            return Item.group(row.object)
+        }, sorting: rankView().sorting, versionTag: "picky", isPersistent: false)
+        try followerDB.registerView(picky, name: "picky")
+        try followerDB.registerFilteredView(FilteredView(parent: "picky", filter: ViewFilter(flavour: .key) { _, _ in true },
+                                                         versionTag: "1"), name: "over")
+        try followerDB.registerView(rankView(), name: "v")
+        let writer = try writerDB.newConnection()
+        try writer.readWrite {
+            try $0.setObject(Item.encode(group: "boom", rank: 1), forKey: "k", inCollection: "c1", metadata: nil)
+        }
+        let reader = try followerDB.newConnection()
+        try reader.read { t in
+            XCTAssertEqual(try t.view("v").dump(), ["boom": ["k"]])
+            for name in ["picky", "over"] {
+                XCTAssertThrowsError(try t.view(name)) { error in
+                    XCTAssertEqual((error as? YDBError)?.code, .notFound)
+                    XCTAssertTrue("\(error)".contains("another process's commit"), "\(error)")
+                }
+            }
+        }
+        XCTAssertNotNil(followerDB.replayFailure(ofView: "picky"))
+        // Registered again (with a callback that copes), it works again.
+        try writer.readWrite { try $0.removeObject(forKey: "k", inCollection: "c1") }
+        try followerDB.registerView(picky, name: "picky")
+        XCTAssertNil(followerDB.replayFailure(ofView: "picky"))
+    }
 }

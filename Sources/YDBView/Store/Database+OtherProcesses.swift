@@ -21,6 +21,23 @@ extension Database {
         set { stateLock.withLock { commitLogKept = max(1, newValue) } }
     }
 
+    /// Why the extension `name` was dropped from this process while it
+    /// replayed another process's commits (its callback failed on their
+    /// rows), or nil. Registering it again clears this.
+    public func replayFailure(ofView name: String) -> String? {
+        stateLock.withLock { replayFailures[Name(name)] }
+    }
+
+    func noteReplayFailure(of name: String, _ error: YDBError) {
+        stateLock.withLock {
+            replayFailures[Name(name)] = "dropped from this process: its callback failed on another process's commit (\(error.message))"
+        }
+    }
+
+    func clearReplayFailure(of name: String) {
+        stateLock.withLock { _ = replayFailures.removeValue(forKey: Name(name)) }
+    }
+
     /// Whether this thread is replaying (its callbacks may begin reads of
     /// their own, which must not wait for the replay to end). Under
     /// `stateLock`.

@@ -54,6 +54,9 @@ public final class Database: @unchecked Sendable {
     /// Shared mode: wakes when another process commits (nil until started,
     /// and in exclusive mode).
     var otherProcessWatcher: OtherProcessWatcher?
+    /// Shared mode: extensions dropped while replaying, and why
+    /// (`replayFailure(ofView:)`); guarded by `stateLock`.
+    var replayFailures: [Name: String] = [:]
     /// Shared mode: the commit log keeps this many entries at most
     /// (`commitLogLimit`); guarded by `stateLock`.
     var commitLogKept: UInt64 = 10_000

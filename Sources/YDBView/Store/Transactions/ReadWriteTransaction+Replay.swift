@@ -9,6 +9,11 @@
 /// and no reader sees the state in between. Everything downstream
 /// (changesets, edit scripts, row caches, observers) treats them as local
 /// commits.
+///
+/// Another process's commit cannot be refused: an extension whose callback
+/// fails on its rows is dropped from this process (with the extensions
+/// that depend on it), and the others go on (`Database.replayFailure`
+/// says why, and reading the view says so).
 extension ReadWriteTransaction {
     /// Replays `commits` (consecutive, oldest first) and publishes them.
     func replay(_ commits: [LoggedCommit]) throws {
@@ -24,25 +29,21 @@ extension ReadWriteTransaction {
                 for row in commit.rows { changedRowids![row.rowid, default: []].formUnion(row.kind) }
             }
         }
-        if !state.extensions.isEmpty {
-            try connection.runningUserCode(.viewCallback) { try applyLoggedRows(of: commits) }
+        let (rows, removedAll) = LoggedCommit.merged(commits)
+        try finishReplay { writer in
+            if let removedAll { try writer.allRemoved(keys: removedAll, writeContext) }
+            try writer.followRows(rows, writeContext)
         }
-        try finishCommit()
     }
 
     /// The process missed commits the log no longer holds: every extension
-    /// is built again from the rows, published as one commit numbered
-    /// `snapshot`.
+    /// is built again (from the rows, or from what is stored), published
+    /// as one commit numbered `snapshot`.
     func replayMissedCommits(through snapshot: UInt64) throws {
         replayed = [LoggedCommit(snapshot: snapshot, changedRows: [:], removedCollections: [], removedAll: false,
                                  rows: [])]
         changed = true
-        if !state.extensions.isEmpty {
-            try connection.runningUserCode(.viewCallback) {
-                try forEachExtension { try $0.rebuildFromRows(writeContext) }
-            }
-        }
-        try finishCommit()
+        try finishReplay { try $0.rebuildFromRows(writeContext) }
     }
 
     /// The notifications of replayed commits whose extensions' changes go
@@ -56,13 +57,33 @@ extension ReadWriteTransaction {
         }
     }
 
-    /// Every row the commits changed, merged (`LoggedCommit.merged`):
-    /// after a remove-all, the extensions are emptied first.
-    private func applyLoggedRows(of commits: [LoggedCommit]) throws {
-        let (rows, removedAll) = LoggedCommit.merged(commits)
-        if let removedAll {
-            try forEachExtension { try $0.allRemoved(keys: removedAll, writeContext) }
+    /// Runs `body` on each extension's writer (those it depends on first),
+    /// drops the ones that fail, and publishes.
+    private func finishReplay(_ body: (any ExtensionWriter) throws -> Void) throws {
+        var ordered: [any ExtensionWriter] = []
+        if !state.extensions.isEmpty { try forEachExtension { ordered.append($0) } }
+        var failed: [String: YDBError] = [:]
+        try connection.runningUserCode(.viewCallback) {
+            for writer in ordered {
+                let name = writer.working.name
+                if let dependency = writer.working.dependencies.first(where: { failed[$0] != nil }) {
+                    failed[name] = YDBError(.callbackFailed, "it depends on '\(dependency)', which failed")
+                    continue
+                }
+                do {
+                    try body(writer)
+                } catch {
+                    failed[name] = error as? YDBError ?? YDBError(.callbackFailed, "\(error)")
+                }
+            }
         }
-        try forEachExtension { try $0.followRows(rows, writeContext) }
+        var released: [ReleaseHook] = []
+        for (name, error) in failed {
+            if let hook = writer(named: name)?.working.releaseHook { released.append(hook) }
+            removeWriter(named: name)
+            connection.database.noteReplayFailure(of: name, error)
+        }
+        try finishCommit()
+        for hook in released { hook.release() }
     }
 }

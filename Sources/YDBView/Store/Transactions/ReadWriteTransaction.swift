@@ -556,6 +556,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         everyWriter = nil
         extensionsChanged = true
         let registered = writer.working
+        if replayed == nil { connection.database.clearReplayFailure(of: registered.name) }
         writers[Name(registered.name)] = writer
         state.extensions[Name(registered.name)] = registered
         changed = true

@@ -6,7 +6,8 @@ extension ReadTransaction {
     public func view(_ name: String) throws -> ViewTransaction {
         try access(.readViews) {
             guard viewInstance(named: name) != nil else {
-                throw YDBError(.notFound, "no view named '\(name)' is registered")
+                let why = connection.database.replayFailure(ofView: name).map { ": \($0)" } ?? ""
+                throw YDBError(.notFound, "no view named '\(name)' is registered\(why)")
             }
             return ViewTransaction(transaction: self, name: name)
         }
