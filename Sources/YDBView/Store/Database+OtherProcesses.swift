@@ -149,9 +149,16 @@ extension Database {
     /// Turns the row writes of other SQLite clients into logged commits
     /// (`ExternalChanges.fold`), in a write transaction of its own, and
     /// announces them; they are replayed like other processes' commits.
-    /// The caller holds the write gate (a write that found such writes as
-    /// it began, or the watcher thread).
+    /// Run by a transaction that finds such writes as it begins, and by the
+    /// watcher. It needs SQLite's write lock, not the write gate: it
+    /// changes no published state (the replay that follows does), and a
+    /// local writer holding the lock has folded them already as it began.
     func foldExternalChanges() throws {
+        try foldLock.withLock { try foldExternalChangesNow() }
+    }
+
+    private func foldExternalChangesNow() throws {
+        guard !isClosed else { throw YDBError(.closed, "database is closed") }
         let connection: Connection
         if let made = foldConnection {
             connection = made
@@ -178,16 +185,6 @@ extension Database {
             }
         }
         if let folded { otherProcessWatcher?.tellOthers(folded) }
-    }
-
-    /// The watcher's slow look: folds other SQLite clients' writes when
-    /// the write gate is free within a moment (else a later look, or the
-    /// next write, does).
-    private func foldExternalChangesIfFree() {
-        guard !writeGate.isHeldByCurrentThread, writeGate.enter(waitingAtMost: 50) else { return }
-        defer { writeGate.leave() }
-        guard !isClosed else { return }
-        try? foldExternalChanges()
     }
 
     /// Replays the commits other processes logged that this one has not
@@ -222,7 +219,32 @@ extension Database {
                 return true
             }
         }
-        if replayed { otherProcessWatcher?.deliverSoon() }
+        if replayed {
+            otherProcessWatcher?.deliverSoon()
+            measureTheLogNowAndThen()
+        }
+    }
+
+    /// SQLite tells only the committing process how long the write-ahead
+    /// log grew; a process that replays (and may never commit) asks now
+    /// and then — a passive checkpoint, which also copies what it can —
+    /// so that its long-lived reads copy the log back between their reads
+    /// as a writer's do (`Checkpointer`), and the log can restart. (Not by
+    /// reading the `-shm` file: closing any descriptor of a file drops
+    /// every POSIX lock the process holds on it, SQLite's included.)
+    private func measureTheLogNowAndThen() {
+        let due: Bool = stateLock.withLock {
+            replaysSinceLogMeasured += 1
+            guard replaysSinceLogMeasured >= 16 else { return false }
+            replaysSinceLogMeasured = 0
+            return true
+        }
+        guard due else { return }
+        replayLock.withLock {
+            guard let connection = replayConnection else { return }
+            let measured = connection.lock.withLock { connection.handle.checkpointPassive() }
+            if let measured { checkpointer.committed(frames: Int(measured.log)) }
+        }
     }
 
     private func latestPublished() throws -> PublishedState {
@@ -253,7 +275,8 @@ extension Database {
         guard let watcher = otherProcessWatcher else { return }
         try watcher.start(replay: { [weak self] checkLog in
             guard let self, !self.isClosed else { return }
-            if checkLog { self.foldExternalChangesIfFree() }
+            // (A failure is met again, and reported, by the next transaction.)
+            if checkLog { try? self.foldExternalChanges() }
             if checkLog || watcher.announced > self.snapshot {
                 // A failure here (a callback that throws on the rows, a
                 // closed database) is met again, and reported, by the next
@@ -273,9 +296,11 @@ extension Database {
             return replayConnection
         }
         connection?.close(because: YDBError(.closed, "database is closed"))
-        // The watcher, the one other user of the fold connection, has stopped.
-        foldConnection?.close(because: YDBError(.closed, "database is closed"))
-        foldConnection = nil
+        let folding: Connection? = foldLock.withLock {
+            defer { foldConnection = nil }
+            return foldConnection
+        }
+        folding?.close(because: YDBError(.closed, "database is closed"))
     }
 
     /// Tells the other processes of a local commit (after it, with no lock held).

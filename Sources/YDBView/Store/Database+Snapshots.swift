@@ -15,8 +15,9 @@ extension Database {
                        collectSkipped: Bool) throws -> (PublishedState, [CommitNotification]?) {
         // Shared mode: SQLite's snapshot may hold commits of other
         // processes this one has not replayed yet (replay them and look
-        // again), and a write first folds other SQLite clients' writes
-        // into the log (then replays them too).
+        // again), or rows other SQLite clients wrote (fold them into the
+        // log, then replay them too): no transaction sees rows its views
+        // do not hold.
         while true {
             switch try beginSnapshotIfCurrent(on: handle, for: connection, immediate: immediate,
                                               collectSkipped: collectSkipped) {
@@ -31,7 +32,7 @@ extension Database {
         case begun(PublishedState, [CommitNotification]?)
         /// SQLite's snapshot holds other processes' commits not replayed.
         case behind
-        /// Other SQLite clients wrote rows (shared mode, writes only).
+        /// Other SQLite clients wrote rows not folded into the log yet.
         case externalWrites
     }
 
@@ -59,7 +60,7 @@ extension Database {
                         try? handle.run("ROLLBACK")
                         return .behind
                     }
-                    if immediate && externalWrites {
+                    if externalWrites {
                         try? handle.run("ROLLBACK")
                         return .externalWrites
                     }

@@ -49,11 +49,15 @@ public final class Database: @unchecked Sendable {
     nonisolated(unsafe) var replayingThread: pthread_t?
     var replayConnection: Connection?
     /// Shared mode: the connection other SQLite clients' writes are folded
-    /// into the log on (`foldExternalChanges`); used under the write gate.
+    /// into the log on (`foldExternalChanges`), guarded by `foldLock`.
+    let foldLock = Mutex()
     var foldConnection: Connection?
     /// Shared mode: wakes when another process commits (nil until started,
     /// and in exclusive mode).
     var otherProcessWatcher: OtherProcessWatcher?
+    /// Shared mode: replays since the write-ahead log was last measured
+    /// (`measureTheLogNowAndThen`); guarded by `stateLock`.
+    var replaysSinceLogMeasured = 0
     /// Shared mode: extensions dropped while replaying, and why
     /// (`replayFailure(ofView:)`); guarded by `stateLock`.
     var replayFailures: [Name: String] = [:]

@@ -155,3 +155,65 @@ def test_plain_sqlite_writes_reach_the_views(tmp_path: Path) -> None:
             view = t.view("v")
             assert [view.key_at("a", index) for index in range(view.count("a"))] == [
                 ("c", "k0"), ("c", "k1"), ("c", "plain")]
+
+
+# A Python writer process in the C follower's terms (bindings/c/tests/
+# test_multiprocess.c): objects "G:RANK:TAG", G in a..d (x: left out).
+C_PARTNER_WRITER = """
+import random, sys, time
+import ydbview
+path, seed, commits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+db = ydbview.Database(path, multi_process=True)
+conn = db.new_connection()
+rng = random.Random(seed)
+for serial in range(commits):
+    with conn.read_write() as t:
+        for _ in range(rng.randint(1, 4)):
+            key = f"p{rng.randint(0, 29):02d}"
+            roll = rng.random()
+            if roll < 0.6:
+                object = f"{rng.choice('abcdx')}:{rng.randint(0, 999):03d}:py{serial}".encode()
+                t.set("py", key, object)
+            elif roll < 0.75:
+                t.touch_object("py", key)
+            elif roll < 0.98:
+                t.remove("py", key)
+            else:
+                t.remove_all("py")
+    time.sleep(0.003)
+db.close()
+print("done")
+"""
+
+
+def test_a_python_writer_and_a_c_follower(tmp_path: Path) -> None:
+    """The cross-language pair: this Python writer's commits reach a C
+    process's mappings as exact edit scripts (the C follower checks every
+    step, and the view against the rows, and exits 1 on any mismatch)."""
+    follower_program = Path(os.environ["YDBVIEW_LIBRARY"]).resolve().parent / "test_multiprocess"
+    assert follower_program.exists(), f"build the C tests first: {follower_program}"
+    path, stop, ready = tmp_path / "db.sqlite", tmp_path / "stop", tmp_path / "ready"
+    ydbview.Database(path, multi_process=True).close()
+    follower = subprocess.Popen([str(follower_program), "follower", str(path), "--stop", str(stop),
+                                 "--ready", str(ready)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert follower.poll() is None, follower.communicate()[0]
+            assert time.monotonic() < deadline, "the C follower did not start"
+            time.sleep(0.02)
+        writer = subprocess.run([sys.executable, "-c", C_PARTNER_WRITER, str(path), "5", "150"],
+                                capture_output=True, text=True, env=dict(os.environ), timeout=120)
+        assert writer.returncode == 0 and writer.stdout.strip() == "done", writer.stderr
+        stop.touch()
+        out, _ = follower.communicate(timeout=60)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+    assert follower.returncode == 0, out
+    summary = [line for line in out.splitlines() if line.startswith("follower:")]
+    assert summary and "mismatches=0" in summary[-1], out
+    catchups = int(summary[-1].split("catchups=")[1].split()[0])
+    steps = int(summary[-1].split("steps=")[1].split()[0])
+    assert catchups > 1 and steps > 50, out
