@@ -63,7 +63,7 @@ extension ReadWriteTransaction {
         var ordered: [any ExtensionWriter] = []
         if !state.extensions.isEmpty { try forEachExtension { ordered.append($0) } }
         var failed: [String: YDBError] = [:]
-        try connection.runningUserCode(.viewCallback) {
+        connection.runningUserCode(.viewCallback) {
             for writer in ordered {
                 let name = writer.working.name
                 if let dependency = writer.working.dependencies.first(where: { failed[$0] != nil }) {
