@@ -118,34 +118,6 @@ extension Database {
         }
     }
 
-    /// Shared mode, as the database closes: writes the images extensions
-    /// ask for (`RegisteredExtension.sharedImage`: persistent views, whole,
-    /// as of the latest snapshot), in one transaction. Best effort, as
-    /// `writeDeferred`: skipped when the write lock stays taken; a view
-    /// without an image is populated when next registered.
-    func writeSharedImages() {
-        guard isMultiProcess, !isClosed, !writeGate.isHeldByCurrentThread,
-              writeGate.enter(waitingAtMost: 1000) else { return }
-        defer { writeGate.leave() }
-        var images: [any DeferredWrites] = []
-        stateLock.withLock {
-            guard !closed else { return }
-            let extensions = published.extensions, snapshot = published.snapshot
-            extensions.forEachName { name in
-                if let image = extensions[name]?.sharedImage(at: snapshot) { images.append(image) }
-            }
-        }
-        guard !images.isEmpty, let handle = try? SQLiteHandle(path: path, maxValueBytes: maxValueBytes) else { return }
-        defer { handle.close() }
-        do {
-            try handle.execute("BEGIN IMMEDIATE")
-            for image in images { try image.write(handle) }
-            try handle.execute("COMMIT")
-        } catch {
-            try? handle.execute("ROLLBACK")
-        }
-    }
-
     /// Turns the row writes of other SQLite clients into logged commits
     /// (`ExternalChanges.fold`), in a write transaction of its own, and
     /// announces them; they are replayed like other processes' commits.

@@ -199,8 +199,7 @@ public final class Database: @unchecked Sendable {
     /// views still keep in memory, `UnstoredRows`): a process that ends
     /// without closing leaves those views stale. Idempotent.
     public func close() {
-        writeDeferred()
-        writeSharedImages()
+        writeDeferred(closing: true)
         // What the database held is released after the lock: an observer or
         // a view callback may hold the last reference to a connection, whose
         // deinit closes it and takes `stateLock` again.
@@ -260,18 +259,23 @@ public final class Database: @unchecked Sendable {
     /// Writes what extensions deferred (`DeferredWrites`: the rows views'
     /// storage tables still miss), so that they load as stored when next
     /// registered: at close, and on the checkpointer's thread once commits
-    /// pause. Best effort, as a checkpoint is: skipped when a write stays
-    /// open or the write fails (those views then repopulate at their next
-    /// registration, as after a crash).
-    private func writeDeferred() {
+    /// pause. In shared mode, `closing` also writes the images extensions
+    /// ask for (`RegisteredExtension.sharedImage`: persistent views, whole,
+    /// as of the latest snapshot). Best effort, as a checkpoint is: skipped
+    /// when a write stays open or the write fails (those views then
+    /// repopulate at their next registration, as after a crash).
+    private func writeDeferred(closing: Bool = false) {
         guard !isClosed, !writeGate.isHeldByCurrentThread, writeGate.enter(waitingAtMost: 100) else { return }
         defer { writeGate.leave() }
         var owing: [any DeferredWrites] = []
         stateLock.withLock {
             guard !closed else { return }
-            let extensions = published.extensions
+            let extensions = published.extensions, snapshot = published.snapshot
             extensions.forEachName { name in
                 if let deferred = extensions[name]?.deferredWrites, deferred.owesWrites { owing.append(deferred) }
+                if closing && isMultiProcess, let image = extensions[name]?.sharedImage(at: snapshot) {
+                    owing.append(image)
+                }
             }
         }
         guard !owing.isEmpty, let handle = try? SQLiteHandle(path: path, maxValueBytes: maxValueBytes) else { return }

@@ -29,20 +29,7 @@ extension ViewStorage {
         mark.bind(1, Int64(bitPattern: snapshot))
         mark.bind(2, id)
         try mark.run()
-        var failure: Error?
-        var writer = BulkPut(id: id, handle, rows: state.totalCount)
-        state.forEachPlace { rowid, place in
-            do {
-                try writer.put(rowid: rowid, group: place.group, label: place.label,
-                               sortKey: state.sortKey(inGroup: place.group, label: place.label))
-                return true
-            } catch {
-                failure = error
-                return false
-            }
-        }
-        if let failure { throw failure }
-        try writer.finish()
+        try putAll(state, id: id, handle)
     }
 }
 

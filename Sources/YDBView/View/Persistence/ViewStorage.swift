@@ -95,6 +95,25 @@ enum ViewStorage {
         return (state, allKeyed)
     }
 
+    /// Stores every row of `state` under view `id`, in rowid order (a
+    /// table the caller emptied or just made).
+    static func putAll(_ state: ViewState, id: Int64, _ handle: SQLiteHandle) throws {
+        var failure: Error?
+        var writer = BulkPut(id: id, handle, rows: state.totalCount)
+        state.forEachPlace { rowid, place in
+            do {
+                try writer.put(rowid: rowid, group: place.group, label: place.label,
+                               sortKey: state.sortKey(inGroup: place.group, label: place.label))
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        try writer.finish()
+    }
+
     static func put(id: Int64, rowid: Int64, group: String, label: Int64, sortKey: SortKey?,
                     _ handle: SQLiteHandle) throws {
         var group = group

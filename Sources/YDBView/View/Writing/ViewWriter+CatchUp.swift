@@ -42,22 +42,7 @@ extension ViewWriter {
         // rows changed since, which `catchUp` forgets first.
         instance.rowCache = built.instance.rowCache
         // In rowid order, as `repopulate` writes them.
-        if storing, let id = instance.storageID {
-            var failure: Error?
-            var writer = ViewStorage.BulkPut(id: id, context.storage)
-            state.forEachPlace { rowid, place in
-                do {
-                    try writer.put(rowid: rowid, group: place.group, label: place.label,
-                                   sortKey: state.sortKey(inGroup: place.group, label: place.label))
-                    return true
-                } catch {
-                    failure = error
-                    return false
-                }
-            }
-            if let failure { throw failure }
-            try writer.finish()
-        }
+        if storing, let id = instance.storageID { try ViewStorage.putAll(state, id: id, context.storage) }
     }
 
     /// Brings a view populated at an earlier snapshot up to `context`'s:
