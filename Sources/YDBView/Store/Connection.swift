@@ -214,16 +214,12 @@ public final class Connection: @unchecked Sendable {
                 if closed { throw YDBError(.closed, "connection is closed") }
                 let (state, skipped) = try database.beginSnapshot(on: handle, for: self, immediate: true,
                                                                   collectSkipped: rowCache.count > 0)
-                try database.readRowidCounters(handle)
                 rowCache.move(to: state.snapshot, through: skipped)
                 lastSnapshot = state.snapshot
                 let transaction = ReadWriteTransaction(connection: self, state: state)
                 activeTransaction = transaction
                 return transaction
             } catch {
-                // (Shared mode: a replay or a read after BEGIN IMMEDIATE
-                // failed; elsewhere there is no transaction to end.)
-                if database.isMultiProcess { try? handle.run("ROLLBACK") }
                 database.writeGate.leave()
                 throw error
             }

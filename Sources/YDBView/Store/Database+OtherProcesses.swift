@@ -64,7 +64,6 @@ extension Database {
     /// instead of trusted from memory. A row id is never used twice, by
     /// any process.
     func readRowidCounters(_ handle: SQLiteHandle) throws {
-        guard isMultiProcess else { return }
         let (stored, table) = try Schema.largestRowids(handle)
         storedLargestRowid = stored
         largestRowid = max(stored, table)

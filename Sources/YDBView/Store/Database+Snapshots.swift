@@ -64,6 +64,8 @@ extension Database {
                         try? handle.run("ROLLBACK")
                         return .externalWrites
                     }
+                    // Other processes hand out row ids too.
+                    if immediate { try readRowidCounters(handle) }
                 } catch {
                     try? handle.run("ROLLBACK")
                     throw error
