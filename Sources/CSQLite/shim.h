@@ -71,32 +71,30 @@ static inline void ydb_atomic_store(uint64_t *slot, uint64_t value) {
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
 }
 
+/* One byte at `offset`, for fcntl's open-file-description lock calls. */
+static inline struct flock ydb_byte_range(short type, long long offset) {
+    struct flock range = {0};
+    range.l_type = type;
+    range.l_whence = SEEK_SET;
+    range.l_start = offset;
+    range.l_len = 1;
+    return range;
+}
+
 /* 0: locked now by this descriptor; -1: held by another (or an error). */
 static inline int ydb_lock_byte(int descriptor, long long offset) {
-    struct flock lock = {0};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
-    return fcntl(descriptor, F_OFD_SETLK, &lock);
+    struct flock range = ydb_byte_range(F_WRLCK, offset);
+    return fcntl(descriptor, F_OFD_SETLK, &range);
+}
+
+static inline int ydb_unlock_byte(int descriptor, long long offset) {
+    struct flock range = ydb_byte_range(F_UNLCK, offset);
+    return fcntl(descriptor, F_OFD_SETLK, &range);
 }
 
 /* 1: another open file description holds the byte; 0: nobody; -1: error. */
 static inline int ydb_byte_is_locked(int descriptor, long long offset) {
-    struct flock lock = {0};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
-    if (fcntl(descriptor, F_OFD_GETLK, &lock) != 0) return -1;
-    return lock.l_type != F_UNLCK;
-}
-
-static inline int ydb_unlock_byte(int descriptor, long long offset) {
-    struct flock lock = {0};
-    lock.l_type = F_UNLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
-    return fcntl(descriptor, F_OFD_SETLK, &lock);
+    struct flock range = ydb_byte_range(F_WRLCK, offset);
+    if (fcntl(descriptor, F_OFD_GETLK, &range) != 0) return -1;
+    return range.l_type != F_UNLCK;
 }

@@ -125,6 +125,21 @@ def read_table(db: ydbview.Database, mappings: Mappings, view_name: str = "v") -
     return [group for group, _ in shown], [rows for _, rows in shown]
 
 
+def table_at(conn: ydbview.Connection, mappings: Mappings, view_name: str = "v") -> Table:
+    """The table the mappings show, read on ``conn``'s own snapshot (its
+    long-lived read), not the newest: for readers that other writers keep
+    committing under (test_aio.py, test_multiprocess.py)."""
+    groups: List[str] = []
+    sections: List[List[RowName]] = []
+    with conn.read() as t:
+        view = t.view(view_name)
+        for section in range(mappings.number_of_sections):
+            groups.append(mappings.group_for_section(section) or "")
+            sections.append([view.key_at(*mappings.group_and_index_for_row((section, row)))
+                             for row in range(mappings.number_of_items_in_section(section) or 0)])
+    return groups, sections
+
+
 def apply_steps(steps: List[EditStep], old: Table, new: Table) -> Table:
     """Applies ``steps`` one by one, asserting each is valid at its moment."""
     groups, sections = list(old[0]), [list(rows) for rows in old[1]]

@@ -10,17 +10,14 @@ from __future__ import annotations
 import asyncio
 import random
 import select
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional
 
 import pytest
 
 import ydbview
 import ydbview.aio as aio
-from list_histories import GROUPS, mappings_table
+from list_histories import GROUPS, Table, mappings_table, table_at
 from test_edit_script import apply_steps
-
-RowName = Tuple[str, str]
-Table = Tuple[List[str], List[List[RowName]]]
 
 
 @pytest.fixture
@@ -35,19 +32,6 @@ def db() -> Iterator[ydbview.Database]:
 def readable(connection: ydbview.Connection) -> bool:
     ready, _, _ = select.select([connection], [], [], 0)
     return bool(ready)
-
-
-def table_at(ui: ydbview.Connection, mappings: ydbview.Mappings) -> Table:
-    """The table the mappings show, read at the ui's (frozen) snapshot."""
-    groups: List[str] = []
-    sections: List[List[RowName]] = []
-    with ui.read() as t:
-        view = t.view("v")
-        for section in range(mappings.number_of_sections):
-            groups.append(mappings.group_for_section(section) or "")
-            sections.append([view.key_at(*mappings.group_and_index_for_row((section, row)))
-                             for row in range(mappings.number_of_items_in_section(section) or 0)])
-    return groups, sections
 
 
 def random_write(t: ydbview.ReadWriteTransaction, rng: random.Random) -> None:

@@ -19,7 +19,7 @@ from typing import List
 import pytest
 
 import ydbview
-from list_histories import Table, apply_steps, new_mappings, random_configuration
+from list_histories import apply_steps, new_mappings, random_configuration, table_at
 
 HERE = Path(__file__).resolve().parent
 
@@ -45,19 +45,6 @@ print("done")
 def register(db: ydbview.Database) -> None:
     db.register_view("v", ydbview.Grouping(lambda row: row.object["g"], flavour="object"),
                      ydbview.KeySorting(lambda group, row: (row.object["n"], row.key), flavour="object"))
-
-
-def table_at(conn: ydbview.Connection, m: ydbview.Mappings) -> Table:
-    """The table ``m`` shows, read on ``conn``'s snapshot (its long-lived
-    read): the writer process keeps committing meanwhile."""
-    groups, sections = [], []
-    with conn.read() as t:
-        view = t.view("v")
-        for section in range(m.number_of_sections):
-            groups.append(m.group_for_section(section) or "")
-            sections.append([view.key_at(*m.group_and_index_for_row((section, row)))
-                             for row in range(m.number_of_items_in_section(section) or 0)])
-    return groups, sections
 
 
 def start_writer(path: Path, seed: int, commits: int) -> "subprocess.Popen[str]":
