@@ -304,12 +304,9 @@ static int plan_transaction(op *ops, char *line, size_t size, int slot, int gen,
     return count;
 }
 
-static int run_writer(const char *path, uint64_t seed, int slot, int gen, int with_view, double seconds) {
-    char file[1024], who[64], line[1500];
-    ydb_database *db;
-    ydb_connection *conn = NULL;
-    double deadline = now_seconds() + seconds;
-    long serial = 0, commits = 0, failures = 0, errors = 0;
+/* What both writers do first: SIGTERM ends their loop, the seed is set,
+** and their journal (its path left in `file`) is open. */
+static int start_writer_process(const char *path, uint64_t seed, int slot, int gen, char *file, size_t size) {
     struct sigaction term;
 
     memset(&term, 0, sizeof term);
@@ -317,13 +314,24 @@ static int run_writer(const char *path, uint64_t seed, int slot, int gen, int wi
     term.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &term, NULL);
     random_state = seed;
-    snprintf(who, sizeof who, "writer slot %d gen %d", slot, gen);
-    journal_path(file, sizeof file, path, slot, gen);
+    journal_path(file, size, path, slot, gen);
     journal_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (journal_fd < 0) {
         perror(file);
-        return 2;
+        return 0;
     }
+    return 1;
+}
+
+static int run_writer(const char *path, uint64_t seed, int slot, int gen, int with_view, double seconds) {
+    char file[1024], who[64], line[1500];
+    ydb_database *db;
+    ydb_connection *conn = NULL;
+    double deadline = now_seconds() + seconds;
+    long serial = 0, commits = 0, failures = 0, errors = 0;
+
+    snprintf(who, sizeof who, "writer slot %d gen %d", slot, gen);
+    if (!start_writer_process(path, seed, slot, gen, file, sizeof file)) return 2;
     if ((db = open_shared(path, who)) == NULL) {
         journal("E open: %s", ydb_errmsg());
         return 1;
@@ -397,19 +405,8 @@ static int run_sqlite_writer(const char *path, uint64_t seed, int gen, double se
     sqlite3_stmt *upsert = NULL, *update = NULL, *delete_row = NULL;
     double deadline = now_seconds() + seconds, ready_by = now_seconds() + 20;
     long serial = 0, commits = 0, errors = 0;
-    struct sigaction term;
 
-    memset(&term, 0, sizeof term);
-    term.sa_handler = on_term;
-    term.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &term, NULL);
-    random_state = seed;
-    journal_path(file, sizeof file, path, SQL_SLOT, gen);
-    journal_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (journal_fd < 0) {
-        perror(file);
-        return 2;
-    }
+    if (!start_writer_process(path, seed, SQL_SLOT, gen, file, sizeof file)) return 2;
     /* The file and its table are made by the ydbview processes. */
     for (;;) {
         if (file_exists(path) && sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
