@@ -203,7 +203,7 @@ final class SharedModeTests: FileDatabaseTestCase {
         XCTAssertNoThrow(try reader.beginLongLivedReadTransaction())
     }
 
-    func testSharedModeKeepsNoViewInTheFileAndRefusesFullTextIndexes() throws {
+    func testRegisteringAgainKeepsTheViewAndFullTextIndexesAreRefused() throws {
         let database = try Database(path: path, options: shared)
         defer { database.close() }
         let connection = try database.newConnection()
