@@ -1242,6 +1242,15 @@ int ydb_sort_key_batch_set(ydb_sort_key_batch *result, const void *keys,
 **                       of these collections are ever considered
 **   grouping_batch      optional (above)
 **   sort_key_batch      optional, with sort_key and grouping_batch (above)
+**   sorting_rows_in_memory
+**                       nonzero: a comparator view (sorting) keeps every
+**                       row its comparator reads in memory, as
+**                       sorting_flavour reads it (about 160 bytes a row
+**                       beside the object and metadata read), so that a
+**                       commit compares rows without reading them back
+**                       from SQLite; 0 (default): it keeps the rows it
+**                       compared last, up to 2 MB. Ignored with sort_key.
+**                       Not stored: change it without a new version_tag
 */
 typedef struct ydb_view_definition {
     size_t struct_size;
@@ -1258,13 +1267,14 @@ typedef struct ydb_view_definition {
     ydb_sort_key_fn sort_key;
     ydb_grouping_batch_fn grouping_batch;
     ydb_sort_key_batch_fn sort_key_batch;
+    int sorting_rows_in_memory;
 } ydb_view_definition;
 
 #define YDB_VIEW_DEFINITION_INIT                                  \
     { sizeof(ydb_view_definition),                                \
       YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
       YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL, \
-      NULL, NULL }
+      NULL, NULL, 0 }
 
 /* The smallest struct_size accepted: ydb_view_definition's first version,
 ** the members up to and including allowed_collection_count. */

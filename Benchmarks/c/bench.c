@@ -21,6 +21,8 @@
 **   reads       the first 50 rows of the group (ydb_view_read_rows), with
 **               the connection's row cache on (default) and off, vs
 **               SELECT ... ORDER BY rank LIMIT 50 on the indexed table
+** With YDBVIEW_BENCH_ROWS_IN_MEMORY=1 in the environment the comparator
+** view keeps its rows in memory (ydb_view_definition.sorting_rows_in_memory).
 ** Both stores use WAL and synchronous=NORMAL. Medians of `commits` samples,
 ** and for commits also their means (which count the rare slow commit).
 ** Prints a Markdown table; progress goes to stderr.
@@ -125,6 +127,9 @@ static void register_view(ydb_database *db, int keyed) {
     def.sorting_flavour = YDB_FLAVOUR_OBJECT;
     if (keyed) def.sort_key = rank_key;
     else def.sorting = by_rank;
+    /* YDBVIEW_BENCH_ROWS_IN_MEMORY=1: the comparator view keeps its rows in
+    ** memory (sorting_rows_in_memory), for its commits and memory kept. */
+    def.sorting_rows_in_memory = getenv("YDBVIEW_BENCH_ROWS_IN_MEMORY") != NULL;
     def.version_tag = keyed ? "keyed" : "compared";
     MUST(ydb_view_register(db, "v", &def, NULL, NULL));
 }

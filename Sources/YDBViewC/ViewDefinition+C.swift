@@ -24,13 +24,14 @@ struct CViewDefinition {
     var sortKey: CSortKeyCallback?
     var groupingBatch: CGroupingBatchCallback?
     var sortKeyBatch: CSortKeyBatchCallback?
+    var sortingRowsInMemory: Int32
 
     // A constant with C pointers (all NULL): never written.
     nonisolated(unsafe) static let defaults = CViewDefinition(
         structSize: UInt(MemoryLayout<CViewDefinition>.stride), groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
         versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil,
-        groupingBatch: nil, sortKeyBatch: nil)
+        groupingBatch: nil, sortKeyBatch: nil, sortingRowsInMemory: 0)
 
     /// The first version ends with allowed_collection_count: a caller's
     /// struct that stops there has no sort_key or batch callbacks (NULL).
@@ -108,6 +109,7 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     }
     var view = View(grouping: grouping, sorting: sorting, versionTag: tag,
                     isPersistent: definition.persistent != 0, allowedCollections: allowed)
+    view.keepsSortingRowsInMemory = definition.sortingRowsInMemory != 0
     view.releaseHook = ReleaseHook { slot.clear() }
     return view
 }

@@ -30,7 +30,10 @@ extension ViewWriter: ExtensionWriter {
         return (instance, log)
     }
 
-    func committed() -> Bool { storage.committed(instance.unstored) }
+    func committed() -> Bool {
+        rowCache.transactionEnded()
+        return storage.committed(instance.unstored)
+    }
 
     /// A persistent view loads the last image another process stored, when
     /// the log holds every commit since (`viewFromSharedImage`: callbacks
@@ -67,7 +70,7 @@ extension ViewWriter: ExtensionWriter {
     /// The cache may hold rows as the transaction changed them, and the
     /// storage writes it owed are void.
     func rolledBack() {
-        rowCache.removeAll()
+        rowCache.transactionRolledBack()
         storage.rolledBack()
     }
 }

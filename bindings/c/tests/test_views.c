@@ -1016,6 +1016,104 @@ static void test_definition_struct_size(void) {
     CHECK(counter.destroyed == 6);
 }
 
+/* ---- sorting_rows_in_memory: a comparator view keeping its rows in
+** memory orders every group as one reading them back from SQLite, through
+** random commits and rollbacks (a rolled-back transaction changes rows and
+** compares them first) ---- */
+typedef struct {
+    char text[4096];
+    char last_suffix[16];
+    int out_of_order;
+} group_text;
+
+static int append_row(void *ctx, const char *collection, const char *key, size_t index, const void *object,
+                      size_t object_size, const void *metadata, size_t metadata_size) {
+    group_text *g = (group_text *)ctx;
+    char suffix[16] = "";
+    size_t start = group_length((const char *)object, object_size) + 1;
+    (void)collection;
+    (void)index;
+    (void)metadata;
+    (void)metadata_size;
+    if (object_size > start && object_size - start < sizeof suffix)
+        memcpy(suffix, (const char *)object + start, object_size - start);
+    if (strcmp(suffix, g->last_suffix) < 0) g->out_of_order = 1;
+    strcpy(g->last_suffix, suffix);
+    if (strlen(g->text) + strlen(key) + 2 < sizeof g->text) {
+        strcat(g->text, key);
+        strcat(g->text, ",");
+    }
+    return 0;
+}
+
+static void read_group(ydb_connection *conn, const char *view, const char *group, group_text *out) {
+    ydb_txn *txn;
+    memset(out, 0, sizeof *out);
+    REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+    CHECK_OK(ydb_view_enumerate_rows(txn, view, group, 0, (size_t)-1, 0, append_row, out));
+    ydb_txn_end(txn);
+}
+
+static void test_sorting_rows_in_memory(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    view_counter kept_counter = {0}, read_counter = {0};
+    unsigned seed = 7;
+    int step, steps_compared = 0;
+
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK(def.sorting_rows_in_memory == 0);
+    for (int k = 0; k < 30; k++) {
+        char key[16], object[16];
+        snprintf(key, sizeof key, "k%d", k);
+        snprintf(object, sizeof object, "g%d:%02d", k % 2, (k * 37) % 50);
+        CHECK_OK(set_row(conn, "c", key, object));
+    }
+    def.grouping = group_by_prefix;
+    def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+    def.sorting = sort_by_suffix;
+    def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+    def.sorting_rows_in_memory = 1;
+    CHECK_OK(ydb_view_register(db, "kept", &def, &kept_counter, counter_destroy));
+    def.sorting_rows_in_memory = 0;
+    CHECK_OK(ydb_view_register(db, "read", &def, &read_counter, counter_destroy));
+
+    for (step = 0; step < 300; step++) {
+        ydb_txn *txn;
+        int writes = 1 + (int)(rand_r(&seed) % 5), rolls_back = rand_r(&seed) % 4 == 0;
+        REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+        for (int w = 0; w < writes; w++) {
+            char key[16], object[16];
+            snprintf(key, sizeof key, "k%u", rand_r(&seed) % 40);
+            if (rand_r(&seed) % 6 == 0) {
+                CHECK_OK(ydb_txn_remove_object(txn, "c", key));
+            } else {
+                unsigned choice = rand_r(&seed) % 9;
+                if (choice == 0) snprintf(object, sizeof object, "x");
+                else snprintf(object, sizeof object, "g%u:%02u", choice % 2, rand_r(&seed) % 50);
+                CHECK_OK(ydb_txn_set_object(txn, "c", key, object, strlen(object), NULL, 0));
+            }
+        }
+        if (rolls_back) CHECK_OK(ydb_txn_rollback(txn));
+        else CHECK_OK(ydb_txn_commit(txn));
+        for (int g = 0; g < 2; g++) {
+            group_text kept, read;
+            read_group(conn, "kept", g ? "g1" : "g0", &kept);
+            read_group(conn, "read", g ? "g1" : "g0", &read);
+            CHECK(strcmp(kept.text, read.text) == 0);
+            CHECK(!kept.out_of_order && !read.out_of_order);
+            if (strcmp(kept.text, read.text) == 0) steps_compared++;
+        }
+    }
+    CHECK(steps_compared == 600);
+    CHECK(kept_counter.sorting_calls > 0 && read_counter.sorting_calls > 0);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+    CHECK(kept_counter.destroyed == 1 && read_counter.destroyed == 1);
+}
+
 int main(void) {
     test_population_and_mutations();
     test_key_flavour();
@@ -1030,5 +1128,6 @@ int main(void) {
     test_misuse();
     test_row_cache();
     test_definition_struct_size();
+    test_sorting_rows_in_memory();
     return check_summary();
 }

@@ -505,3 +505,62 @@ def test_row_cache_shows_each_commit_like_an_uncached_connection(jdb: Any) -> No
                 with reader.read() as t:
                     assert t.view("v").rows(name, start, stop) == expected, step
                     assert [t.view("v").row_at(name, i) for i in range(start, stop)] == expected_at, step
+
+
+class _RollBack(Exception):
+    pass
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.booleans(),
+                          st.lists(st.tuples(st.sampled_from(["set", "remove"]), st.integers(0, 15),
+                                             st.sampled_from(["a", "b", None]), st.integers(-5, 5)),
+                                   min_size=1, max_size=5)),
+                max_size=12))
+def test_sorting_rows_in_memory_match_sorted_through_rollbacks(chunks: List[tuple]) -> None:
+    """A comparator view that keeps its rows in memory orders rows as
+    sorted() does, also after transactions that changed and compared rows
+    and then rolled back."""
+    with ydbview.Database(serializer=ydbview.JSONSerializer()) as db:
+        conn = db.new_connection()
+
+        @ydbview.grouping(flavour="object")
+        def group(row: ydbview.ViewRow) -> Optional[str]:
+            return row.object["g"]
+
+        @ydbview.sorting(flavour="object")
+        def order(group: str, a: ydbview.ViewRow, b: ydbview.ViewRow) -> int:
+            left, right = (a.object["n"], a.key), (b.object["n"], b.key)
+            return (left > right) - (left < right)
+
+        with conn.read_write() as t:
+            for number in range(0, 16, 2):
+                t.set("c", f"k{number}", {"g": "a", "n": number % 5})
+        db.register_view("v", group, order, sorting_rows_in_memory=True)
+        model: Dict[str, dict] = {f"k{number}": {"g": "a", "n": number % 5} for number in range(0, 16, 2)}
+        for rolls_back, ops in chunks:
+            changed = dict(model)
+            try:
+                with conn.read_write() as t:
+                    for op, number, g, n in ops:
+                        key = f"k{number}"
+                        if op == "set":
+                            changed[key] = {"g": g, "n": n}
+                            t.set("c", key, changed[key])
+                        else:
+                            changed.pop(key, None)
+                            t.remove("c", key)
+                    if rolls_back:
+                        raise _RollBack()
+                model = changed
+            except _RollBack:
+                pass
+            with conn.read() as t:
+                v = t.view("v")
+                expected: Dict[str, List[str]] = {}
+                for key, obj in sorted(model.items(), key=lambda item: (item[1]["n"], item[0])):
+                    if obj["g"] is not None:
+                        expected.setdefault(obj["g"], []).append(key)
+                assert v.groups == sorted(expected)
+                for name, keys_in_order in expected.items():
+                    assert [k for _c, k in v.keys(name)] == keys_in_order

@@ -205,6 +205,7 @@ class ViewDefinitionStruct(_SizedStructure):
         ("sort_key", SORT_KEY_FN),
         ("grouping_batch", GROUPING_BATCH_FN),
         ("sort_key_batch", SORT_KEY_BATCH_FN),
+        ("sorting_rows_in_memory", c_int),
     ]
 
 

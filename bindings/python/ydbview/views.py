@@ -538,7 +538,8 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
                     collections: Optional[Iterable[str]], serializer: Serializer,
                     metadata_serializer: Serializer,
                     lend: Callable[[Optional[int]], Any],
-                    exceptions: Optional[List[BaseException]] = None) -> Tuple[_ffi.ViewDefinitionStruct, int]:
+                    exceptions: Optional[List[BaseException]] = None,
+                    sorting_rows_in_memory: bool = False) -> Tuple[_ffi.ViewDefinitionStruct, int]:
     """The C definition of a view and the ctx of its callbacks, for
     ``ydb_view_register`` or ``ydb_view_set_definition`` to take with
     ``_callbacks.RELEASE``; pass it to C at once (until then nothing would
@@ -563,6 +564,7 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
         definition.sorting = _SORTING_TRAMPOLINE
     definition.version_tag = encode(version_tag, "version_tag")
     definition.persistent = 1 if persistent else 0
+    definition.sorting_rows_in_memory = 1 if sorting_rows_in_memory else 0
     if collections is not None:
         if isinstance(collections, str):
             raise TypeError("collections must be an iterable of names, not one str")

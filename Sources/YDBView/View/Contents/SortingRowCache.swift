@@ -8,16 +8,29 @@
 /// refilled: the rows every search visits come back first), not by their
 /// number: 16,384 rows of a view of large objects could have held
 /// gigabytes. Small rows (about 130 bytes with their overhead) fill it at
-/// about 16,000. A row larger than the budget is not kept. A row's entry
-/// goes when the row changes or leaves the view, and every entry goes when
-/// a transaction rolls back (the cache may hold rows as that transaction
-/// changed them). Used only by the transaction that holds the write gate:
-/// one at a time.
+/// about 16,000. A row larger than the budget is not kept.
+///
+/// A view that keeps its sorting rows in memory
+/// (`View.keepsSortingRowsInMemory`) has no bound: its population fills
+/// the cache with every row it sorted, so a commit compares rows in memory
+/// only (a row comes from SQLite only after a reopen, a rollback or a
+/// change, once).
+///
+/// A row's entry goes when the row changes or leaves the view. When a
+/// transaction rolls back, the rows it stored go (they may be rows as that
+/// transaction changed them), or every row when it stored more than
+/// `trackedStores`. Used only by the transaction that holds the write
+/// gate: one at a time.
 final class SortingRowCache: @unchecked Sendable {
     static let budget = 2 << 20
     private var rows: [Int64: Entry] = [:]
     /// What the kept rows cost, by `cost(of:)`.
     private(set) var bytes = 0
+    /// Rows stored since the last commit (`transactionEnded`), which a
+    /// rollback forgets; nil once there were more than `trackedStores`
+    /// (a rollback then forgets every row).
+    private var storedSinceCommit: [Int64]? = []
+    static let trackedStores = 4096
 
     /// A kept row's bytes: its object, metadata and key, and 112 bytes for
     /// the entry, the row and the dictionary slot around them (an estimate
@@ -37,14 +50,20 @@ final class SortingRowCache: @unchecked Sendable {
 
     func entry(_ rowid: Int64) -> Entry? { rows[rowid] }
 
-    /// Keeps `row`, which the cache does not hold (`entry` found none).
-    func store(_ row: ViewRow, for rowid: Int64) -> Entry {
+    /// Keeps `row`, which the cache does not hold (`entry` found none);
+    /// `unbounded`: whatever the budget.
+    func store(_ row: ViewRow, for rowid: Int64, unbounded: Bool = false) -> Entry {
         let entry = Entry(row)
         let cost = Self.cost(of: row)
-        guard cost <= Self.budget else { return entry }
-        if bytes + cost > Self.budget { removeAll(keepingCapacity: true) }
+        if !unbounded {
+            guard cost <= Self.budget else { return entry }
+            if bytes + cost > Self.budget { removeAll(keepingCapacity: true) }
+        }
         rows[rowid] = entry
         bytes += cost
+        if storedSinceCommit != nil {
+            if storedSinceCommit!.count < Self.trackedStores { storedSinceCommit!.append(rowid) } else { storedSinceCommit = nil }
+        }
         return entry
     }
 
@@ -55,6 +74,20 @@ final class SortingRowCache: @unchecked Sendable {
     func removeAll(keepingCapacity: Bool = false) {
         rows.removeAll(keepingCapacity: keepingCapacity)
         bytes = 0
+        storedSinceCommit = []
+    }
+
+    /// The transaction that used the cache committed: what it stored stays.
+    func transactionEnded() {
+        if storedSinceCommit?.isEmpty != true { storedSinceCommit = [] }
+    }
+
+    /// The transaction that used the cache rolled back: the rows it stored
+    /// may be rows as it changed them.
+    func transactionRolledBack() {
+        guard let stored = storedSinceCommit else { return removeAll() }
+        for rowid in stored { forget(rowid) }
+        storedSinceCommit = []
     }
 
     var count: Int { rows.count }

@@ -326,6 +326,15 @@ public struct View: Sendable {
     /// Persistent views are stored in SQLite and survive restarts;
     /// non-persistent ones live in memory and repopulate at registration.
     public var isPersistent: Bool
+    /// A comparator-form view that keeps every row its comparator reads in
+    /// memory (as the sorting's flavour reads it: about 160 bytes a row
+    /// beside the object and metadata read), so that placing a changed row
+    /// reads no row back from SQLite. Off: the view keeps the rows it
+    /// compared most recently, up to 2 MB. No effect on the sort-key form,
+    /// whose keys are in memory anyway, and no effect on what is stored:
+    /// change it without a new version tag. docs/behaviour.md, "Comparators
+    /// and memory".
+    public var keepsSortingRowsInMemory = false
     /// When set, only rows of these collections are ever considered.
     /// Collections are matched by their bytes (see the README, "names are
     /// bytes"): a list, since a `Set<String>` would merge two spellings.

@@ -138,6 +138,7 @@ struct Filtering: Sendable {
                         versionTag: versionTag(filterTag: filterTag, parentTag: parentView.versionTag),
                         isPersistent: isPersistent, allowedCollections: parentView.allowedCollections)
         view.filtering = Filtering(parent: parent, filter: filter, filterTag: filterTag, search: search)
+        view.keepsSortingRowsInMemory = parentView.keepsSortingRowsInMemory
         view.releaseHook = releaseHook
         return view
     }

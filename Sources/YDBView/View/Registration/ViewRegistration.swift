@@ -51,7 +51,7 @@ extension ReadWriteTransaction {
         release(view, when: .rolledBack)
         return try extensionWork {
             let plan = try registrationPlan(view, name: name)
-            guard case .populate(let outcome) = plan else { return install(plan, view) }
+            guard case .populate(let outcome) = plan else { return try install(plan, view) }
             let writer = try writerToPopulate(view, name: name)
             try writer.repopulate(writeContext)
             writer.instance.registration = outcome
@@ -104,14 +104,15 @@ extension ReadWriteTransaction {
     }
 
     /// Installs a registration that needs no population (`.keep`, `.load`).
-    func install(_ plan: RegistrationPlan, _ view: View) -> ViewRegistrationOutcome {
+    func install(_ plan: RegistrationPlan, _ view: View) throws -> ViewRegistrationOutcome {
         switch plan {
         case .keep(let existing):
             releaseReplaced(existing, by: view)
             existing.replaceCallbacks(view)
             existing.instance.registration = .loaded
             installWriter(existing)
-        case .load(let instance):
+        case .load(var instance):
+            try instance.loadSortingRows(RowReader(handle: handle))
             installWriter(ViewWriter(instance: instance))
         case .populate:
             preconditionFailure("a population is not installed this way")
@@ -158,7 +159,7 @@ extension ReadWriteTransaction {
             let plan = try registrationPlan(view, name: name)
             if case .populate(let outcome) = plan { return (false, outcome) }
             release(view, when: .rolledBack)
-            return (true, install(plan, view))
+            return (true, try install(plan, view))
         }
     }
 
@@ -310,3 +311,21 @@ extension ReadWriteTransaction {
         }
     }
 }
+
+extension ViewInstance {
+    /// A comparator view that keeps its sorting rows in memory, loaded as
+    /// stored, reads them once, in one scan of the row table (a row at a
+    /// time as commits compared them would read each at random).
+    mutating func loadSortingRows(_ rows: RowReader) throws {
+        guard definition.keepsSortingRowsInMemory, !definition.sorting.usesSortKeys else { return }
+        let cache = SortingRowCache()
+        let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
+        let places = state
+        try rows.scan(definition.sorting.flavour, collections: collections) { rowid, row in
+            if places.contains(rowid: rowid) { _ = cache.store(row, for: rowid, unbounded: true) }
+        }
+        cache.transactionEnded()
+        rowCache = cache
+    }
+}
+

@@ -18,10 +18,12 @@ extension ViewWriter {
             try MemoryBudget.check(rows * Self.populationBytesPerRow,
                                    for: "populating view '\(instance.name)' from \(rows) rows")
         }
+        let sortingRows = definition.keepsSortingRowsInMemory ? SortingRowCache() : nil
         let population = ViewPopulation(name: instance.name, definition: definition, tick: populationTick,
-                                        pause: populationPause)
+                                        pause: populationPause, sortingRows: sortingRows)
         var (groups, scannedKeys) = try population.sortedGroups(context)
         if state.totalCount > 0 { try reset(keys: scannedKeys, context) } else { try clearStorage(context) }
+        if let sortingRows { instance.rowCache = sortingRows }
         // Every row logged below was scanned: the scan's keys are the log's
         // (a row the grouping left out is named too, and never looked up).
         // One table for both instead of a second copy, row by row.
@@ -99,6 +101,9 @@ struct ViewPopulation {
     let tick: ((Int) throws -> Void)?
     /// Between chunks of the scan (`ViewWriter.populationPause`).
     let pause: ((_ more: Bool) throws -> Void)?
+    /// Set when the view keeps its sorting rows in memory (comparator
+    /// form): every row sorted, as the comparator saw it.
+    var sortingRows: SortingRowCache? = nil
     /// Rows per chunk of a background population's scan.
     static let chunk = 10_000
 
@@ -249,6 +254,7 @@ struct ViewPopulation {
             } into: { rowid, row, group, _ in
                 let scanned = grouped[group]
                 scanned.rowids.append(rowid)
+                _ = sortingRows?.store(row.narrowed(to: sortingFlavour), for: rowid, unbounded: true)
                 if let prepared = scanned.prepared {
                     prepared.append(row.narrowed(to: sortingFlavour))
                 } else {

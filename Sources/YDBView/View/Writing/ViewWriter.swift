@@ -94,6 +94,7 @@ final class ViewWriter {
             return
         }
         let subject = try self.subject(row, in: newGroup, context)
+        keepSortingRow(rowid, subject)
         if try fitsInPlace(subject, newGroup, oldIndex, context) {
             if let key = subject.sortKey, state.sortKey(inGroup: newGroup, label: current.label) != key {
                 state.setSortKey(key, for: rowid)
@@ -190,6 +191,7 @@ final class ViewWriter {
     func insert(_ rowid: Int64, _ row: ViewRow, into group: String,
                         _ context: ExtensionWriteContext) throws {
         let subject = try self.subject(row, in: group, context)
+        keepSortingRow(rowid, subject)
         let index = try position(of: subject, in: group, context)
         try place(rowid, RowKey(collection: row.collection, key: row.key), subject.sortKey, in: group, at: index,
                   context)
@@ -313,6 +315,15 @@ final class ViewWriter {
         }
     }
 
+    /// A view that keeps its sorting rows in memory keeps a row it places
+    /// as its comparator will read it (the row is never compared with
+    /// itself: it is out of its group's order while it is placed).
+    func keepSortingRow(_ rowid: Int64, _ subject: Subject) {
+        guard definition.keepsSortingRowsInMemory, case .row(let row) = subject else { return }
+        rowCache.forget(rowid)
+        _ = rowCache.store(row, for: rowid, unbounded: true)
+    }
+
     /// The upper-bound index for `subject` in `group`: after every equal row.
     /// A key is searched among the group's keys (`GroupTree.keyedRows`,
     /// bytes compared in memory), a row through the comparator.
@@ -413,7 +424,8 @@ final class ViewWriter {
     /// or else from the row table (then kept in the cache).
     func sortingRow(_ rowid: Int64, _ context: ExtensionWriteContext) throws -> SortingRowCache.Entry {
         if let cached = rowCache.entry(rowid) { return cached }
-        return rowCache.store(try context.rows.loadRow(rowid, definition.sorting.flavour), for: rowid)
+        return rowCache.store(try context.rows.loadRow(rowid, definition.sorting.flavour), for: rowid,
+                              unbounded: definition.keepsSortingRowsInMemory)
     }
 
     func runGrouping(_ row: ViewRow, _ context: ExtensionWriteContext) throws -> String? {
