@@ -510,21 +510,10 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
 
     func forEachExtension(_ body: (any ExtensionWriter) throws -> Void) throws {
         if everyWriter == nil {
-            // Name order, except that an extension comes after those it
-            // depends on (`RegisteredExtension.dependencies`).
             // Room for every writer at once: grown one by one, the table
             // was rehashed several times a commit with many views.
             writers.reserveCapacity(state.extensions.count)
-            var all: [any ExtensionWriter] = []
-            var placed = Set<Name>()
-            func add(_ name: Name) {
-                guard !placed.contains(name), let writer = writer(for: name) else { return }
-                placed.insert(name)
-                for dependency in writer.working.dependencies { add(Name(dependency)) }
-                all.append(writer)
-            }
-            state.extensions.forEachName(add)
-            everyWriter = all
+            everyWriter = state.extensions.writingOrder.compactMap { writer(for: $0) }
         }
         for writer in everyWriter! {
             try body(writer)
@@ -559,6 +548,7 @@ public final class ReadWriteTransaction: ReadTransaction, @unchecked Sendable {
         if replayed == nil { connection.database.clearReplayFailure(of: registered.name) }
         writers[Name(registered.name)] = writer
         state.extensions[Name(registered.name)] = registered
+        state.extensions.orderMayHaveChanged()
         changed = true
     }
 

@@ -174,11 +174,14 @@ final class ViewWriter {
     /// Logs groups that are empty at commit and returns the commit's log (nil
     /// when the view did nothing).
     func commitLog(snapshotBefore: UInt64, snapshot: UInt64) -> ViewCommitLog? {
-        var candidates = emptiedGroups.union(loggedCreated)
-        if wasReset { candidates.formUnion(before.groupNames.map { Name($0) }) }
-        for group in candidates.sorted() where state.group(group.value) == nil {
-            if before.group(group.value) != nil || loggedCreated.contains(group) {
-                entries.append(.groupEmptied(group.value))
+        // Most commits create and empty no group: no set to build then.
+        if wasReset || !emptiedGroups.isEmpty || !loggedCreated.isEmpty {
+            var candidates = emptiedGroups.union(loggedCreated)
+            if wasReset { candidates.formUnion(before.groupNames.map { Name($0) }) }
+            for group in candidates.sorted() where state.group(group.value) == nil {
+                if before.group(group.value) != nil || loggedCreated.contains(group) {
+                    entries.append(.groupEmptied(group.value))
+                }
             }
         }
         guard !entries.isEmpty else { return nil }
