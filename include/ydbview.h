@@ -1169,8 +1169,9 @@ int ydb_sort_key_append_raw(ydb_sort_key *key, const void *bytes, size_t size);
 ** need one, in one call, and (with sort_key_batch too) then for their sort
 ** keys -- exactly the rows the one-row callbacks would have been called for
 ** (the invoke options decide), each once. The one-row callbacks stay
-** required: every other write and every population uses them, so a batch
-** callback must answer what they would. Row i of a call is rows[i], narrowed
+** required: every other write and every population uses them (unless
+** population_batches is set, below), so a batch callback must answer what
+** they would. Row i of a call is rows[i], narrowed
 ** to the callback's flavour, at position indexes[i] of the
 ** ydb_txn_set_objects arrays (a caller that still holds them need not read
 ** rows[i]); sort_key_batch also gets groups[i], the group row i is being
@@ -1251,6 +1252,14 @@ int ydb_sort_key_batch_set(ydb_sort_key_batch *result, const void *keys,
 **                       from SQLite; 0 (default): it keeps the rows it
 **                       compared last, up to 2 MB. Ignored with sort_key.
 **                       Not stored: change it without a new version_tag
+**   population_batches  nonzero: populations call grouping_batch and
+**                       sort_key_batch too (when set), a chunk of rows at a
+**                       time, instead of the one-row callbacks. indexes[i]
+**                       is then row i's place in the chunk, not in arrays of
+**                       the caller's: the callback must read rows[i]. For
+**                       a binding whose one crossing costs more than a
+**                       row's work (Python); 0 (default): populations use
+**                       the one-row callbacks
 */
 typedef struct ydb_view_definition {
     size_t struct_size;
@@ -1268,13 +1277,14 @@ typedef struct ydb_view_definition {
     ydb_grouping_batch_fn grouping_batch;
     ydb_sort_key_batch_fn sort_key_batch;
     int sorting_rows_in_memory;
+    int population_batches;
 } ydb_view_definition;
 
 #define YDB_VIEW_DEFINITION_INIT                                  \
     { sizeof(ydb_view_definition),                                \
       YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL,                  \
       YDB_FLAVOUR_ROW, YDB_INVOKE_DEFAULT, NULL, NULL, 1, NULL, 0, NULL, \
-      NULL, NULL, 0 }
+      NULL, NULL, 0, 0 }
 
 /* The smallest struct_size accepted: ydb_view_definition's first version,
 ** the members up to and including allowed_collection_count. */

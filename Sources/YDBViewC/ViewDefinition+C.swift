@@ -25,13 +25,15 @@ struct CViewDefinition {
     var groupingBatch: CGroupingBatchCallback?
     var sortKeyBatch: CSortKeyBatchCallback?
     var sortingRowsInMemory: Int32
+    var populationBatches: Int32
 
     // A constant with C pointers (all NULL): never written.
     nonisolated(unsafe) static let defaults = CViewDefinition(
         structSize: UInt(MemoryLayout<CViewDefinition>.stride), groupingFlavour: ViewFlavour.row.rawValue, groupingInvoke: invokeDefault, grouping: nil,
         sortingFlavour: ViewFlavour.row.rawValue, sortingInvoke: invokeDefault, sorting: nil,
         versionTag: nil, persistent: 1, allowedCollections: nil, allowedCollectionCount: 0, sortKey: nil,
-        groupingBatch: nil, sortKeyBatch: nil, sortingRowsInMemory: 0)
+        groupingBatch: nil, sortKeyBatch: nil, sortingRowsInMemory: 0,
+        populationBatches: 0)
 
     /// The first version ends with allowed_collection_count: a caller's
     /// struct that stops there has no sort_key or batch callbacks (NULL).
@@ -73,26 +75,31 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
         throw YDBError(.invalidArgument, "sort_key_batch needs sort_key and grouping_batch set too")
     }
     // The batch forms only when the definition has them (`ViewGrouping.Batch`).
-    // A population calls the one-row forms (the header says so: a batch
-    // callback may read its own arrays by index), a chunk at a time.
+    // A population calls the one-row forms, a chunk at a time (the header
+    // says so: a batch callback may read its own arrays by index), unless
+    // the definition asks for batches there too (population_batches).
     var groupingBatch: ViewGrouping.Batch?
+    var groupingPopulation: ViewGrouping.Batch = { txn, rows in try groupEach(name, slot, txn, rows) }
     if definition.groupingBatch != nil {
         groupingBatch = { txn, rows in try callGroupingBatch(name, slot, txn, rows) }
+        if definition.populationBatches != 0 { groupingPopulation = groupingBatch! }
     }
     var keyBatch: ViewSorting.KeyBatch?
+    var keyPopulation: ViewSorting.KeyBatch = { txn, rows in try keyEach(name, slot, txn, rows) }
     if definition.sortKeyBatch != nil {
         keyBatch = { txn, rows in try callSortKeyBatch(name, slot, txn, rows) }
+        if definition.populationBatches != 0 { keyPopulation = keyBatch! }
     }
     let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
                                 options: try invokeOptions(definition.groupingInvoke, "grouping_invoke"),
                                 { txn, row in try callGrouping(name, slot, txn, row) }, batch: groupingBatch,
-                                population: { txn, rows in try groupEach(name, slot, txn, rows) })
+                                population: groupingPopulation)
     let sortingFlavour = try flavour(definition.sortingFlavour, "sorting_flavour")
     let sortingOptions = try invokeOptions(definition.sortingInvoke, "sorting_invoke")
     let sorting = definition.sortKey != nil
         ? ViewSorting(flavour: sortingFlavour, options: sortingOptions, key: { txn, group, row in
             try callSortKey(name, slot, txn, group, row)
-        }, batch: keyBatch, population: { txn, rows in try keyEach(name, slot, txn, rows) })
+        }, batch: keyBatch, population: keyPopulation)
         : ViewSorting(flavour: sortingFlavour, options: sortingOptions, { txn, group, lhs, rhs in
             try callSorting(name, slot, txn, group, lhs, rhs)
         }, prepared: { CPreparedRows(view: name, slot: slot) }, fixed: { txn, group, row, body in

@@ -17,6 +17,7 @@
 **  c. Bad input refuses the whole batch; the transaction stays usable.
 **  d. A failing batch callback or a bad answer fails the write and commit.
 **  e. NULL and dead answer handles give YDB_MISUSE.  f. Count 0 is a no-op.
+**  g. population_batches: populations ask the batch forms instead.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -551,11 +552,99 @@ static void test_counts_and_refusals(void) {
     ydb_database_close(db);
 }
 
+/* ---- g. population_batches: a population asks the batch forms, a chunk of
+** rows at a time (indexes count the chunk's rows), and builds the view the
+** one-row forms build; one-row writes still use the one-row forms ---- */
+static int chunk_group(void *ctx, ydb_txn *txn, size_t count, const size_t *indexes, const ydb_view_row *rows,
+                       ydb_group_batch *result) {
+    vctx *v = (vctx *)ctx;
+    const char *names[3] = {GROUPS[v->kind][0], GROUPS[v->kind][1], GROUPS[v->kind][2]};
+    size_t choices[512], i;
+    (void)txn;
+    v->batch_group++, v->group_rows += count;
+    if (count == 0 || count > 512) return v->bad++, 1;
+    for (i = 0; i < count; i++) {
+        const char *group = group_for(v->kind, &rows[i]);
+        if (indexes[i] != i) v->bad++;
+        for (choices[i] = 0; group && names[choices[i]] != group; choices[i]++) {}
+        if (!group) choices[i] = YDB_NO_GROUP;
+    }
+    return ydb_group_batch_set(result, names, 3, choices);
+}
+
+static int chunk_key(void *ctx, ydb_txn *txn, size_t count, const size_t *indexes, const char *const *groups,
+                     const ydb_view_row *rows, ydb_sort_key_batch *result) {
+    vctx *v = (vctx *)ctx;
+    static unsigned char keys[512 * 32];
+    size_t sizes[512], used = 0, i;
+    (void)txn;
+    v->batch_sort++, v->sort_rows += count;
+    if (count == 0 || count > 512) return v->bad++, 1;
+    for (i = 0; i < count; i++) {
+        const char *group = group_for(v->kind, &rows[i]);
+        if ((i > 0 && indexes[i] <= indexes[i - 1]) || !group || strcmp(group, groups[i]) != 0) v->bad++;
+        sizes[i] = encode_key(&rows[i], keys + used);
+        used += sizes[i];
+    }
+    return ydb_sort_key_batch_set(result, keys, sizes);
+}
+
+static void test_population_batches(void) {
+    ydb_database *db;
+    ydb_connection *conn;
+    ydb_txn *txn;
+    vctx batched = make_view(OBJ), single = make_view(OBJ);
+    ydb_view_definition def = YDB_VIEW_DEFINITION_INIT;
+    char key[16], object[16];
+    buf *shown[2];
+    int i, which;
+    REQUIRE_OK(ydb_database_open(NULL, &db));
+    REQUIRE_OK(ydb_connection_open(db, &conn));
+    CHECK(def.population_batches == 0);
+    REQUIRE_OK(ydb_txn_begin_read_write(conn, &txn));
+    for (i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "k%03d", i % 300 + (i / 300) * 1000);
+        snprintf(object, sizeof object, "%d", (i * 7919) % 1000 - 500);
+        CHECK_OK(ydb_txn_set_object(txn, "c", key, object, strlen(object), NULL, 0));
+    }
+    CHECK_OK(ydb_txn_commit(txn));
+    def.grouping = one_group, def.grouping_flavour = YDB_FLAVOUR_OBJECT;
+    def.sort_key = one_key, def.sorting_flavour = YDB_FLAVOUR_OBJECT;
+    def.grouping_batch = chunk_group, def.sort_key_batch = chunk_key;
+    def.population_batches = 1;
+    CHECK_OK(ydb_view_register(db, "batched", &def, &batched, NULL));
+    def.population_batches = 0;
+    CHECK_OK(ydb_view_register(db, "single", &def, &single, NULL));
+    /* Every row grouped in batches, each grouped row keyed in batches; no
+    ** one-row call. Without the flag, one-row calls only. */
+    CHECK(batched.batch_group > 0 && batched.group_rows == 1000 && batched.one_group == 0);
+    CHECK(batched.batch_sort > 0 && batched.sort_rows > 0 && batched.one_sort == 0 && batched.bad == 0);
+    CHECK(single.batch_group == 0 && single.one_group == 1000 && single.one_sort == (int)batched.sort_rows);
+    for (which = 0; which < 2; which++) {
+        shown[which] = calloc(1, sizeof *shown[which]);
+        REQUIRE_OK(ydb_txn_begin_read(conn, &txn));
+        for (i = 0; i < 3; i++)
+            CHECK_OK(ydb_view_enumerate_rows(txn, which ? "single" : "batched", GROUPS[OBJ][i], 0, YDB_INDEX_END, 0,
+                                             add_view_row, shown[which]));
+        ydb_txn_end(txn);
+        CHECK(shown[which]->used > 1000);
+    }
+    CHECK(strcmp(shown[0]->text, shown[1]->text) == 0);
+    free(shown[0]);
+    free(shown[1]);
+    /* A one-row write asks the one-row forms, flag or not. */
+    CHECK_OK(put(conn, "c", "k999", "1", NULL));
+    CHECK(batched.one_group == 1 && batched.one_sort == 1);
+    ydb_connection_close(conn);
+    ydb_database_close(db);
+}
+
 int main(void) {
     unsigned seed;
     int i;
     for (i = 0; i < 300; i++) sprintf(pool[i], "k%03d", i);
     test_counts_and_refusals();
+    test_population_batches();
     for (seed = 1; seed <= 40; seed++) run_history(seed);
     return check_summary();
 }

@@ -206,6 +206,7 @@ class ViewDefinitionStruct(_SizedStructure):
         ("grouping_batch", GROUPING_BATCH_FN),
         ("sort_key_batch", SORT_KEY_BATCH_FN),
         ("sorting_rows_in_memory", c_int),
+        ("population_batches", c_int),
     ]
 
 

@@ -555,6 +555,9 @@ def view_definition(grouping: Any, sorting: Any, key: Any, version_tag: str, per
     definition.grouping_invoke = _INVOKE_DEFAULT if group_fn.invoke is None else int(group_fn.invoke)
     definition.grouping = _GROUPING_TRAMPOLINE
     definition.grouping_batch = _GROUPING_BATCH_TRAMPOLINE
+    # Populations too: one crossing into Python per chunk of rows, not per
+    # row (the batch callbacks read C's rows when no set_many is running).
+    definition.population_batches = 1
     definition.sorting_flavour = int(sort_fn.flavour)
     definition.sorting_invoke = _INVOKE_DEFAULT if sort_fn.invoke is None else int(sort_fn.invoke)
     if isinstance(sort_fn, KeySorting):
