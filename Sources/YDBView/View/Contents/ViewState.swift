@@ -90,6 +90,22 @@ struct ViewState: ViewContents {
         places.forEach(in: ranks) { rowid, stored in body(rowid, resolved(stored)) }
     }
 
+    /// Every row in rowid order (or those at `ranks` of that order) with
+    /// what its storage table holds: group, label and sort key. A run of
+    /// rows in one group looks the group up once (storing a million rows
+    /// looked it up, and copied the state to do so, for every row).
+    func forEachStoredRow(inRanks ranks: Range<Int>? = nil,
+                          _ body: (Int64, RowPlace, SortKey?) -> Bool) {
+        var current: (name: String, tree: GroupTree?)?
+        places.forEach(in: ranks) { rowid, stored in
+            let place = resolved(stored)
+            if current == nil || !bytesEqual(current!.name, place.group) {
+                current = (place.group, group(place.group))
+            }
+            return body(rowid, place, current!.tree?.key(for: place.label))
+        }
+    }
+
     /// The position of the first row whose rowid is >= `rowid`, in rowid order.
     func rank(ofRowid rowid: Int64) -> Int { places.rank(of: rowid) }
 

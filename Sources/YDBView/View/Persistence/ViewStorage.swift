@@ -100,10 +100,9 @@ enum ViewStorage {
     static func putAll(_ state: ViewState, id: Int64, _ handle: SQLiteHandle) throws {
         var failure: Error?
         var writer = BulkPut(id: id, handle, rows: state.totalCount)
-        state.forEachPlace { rowid, place in
+        state.forEachStoredRow { rowid, place, sortKey in
             do {
-                try writer.put(rowid: rowid, group: place.group, label: place.label,
-                               sortKey: state.sortKey(inGroup: place.group, label: place.label))
+                try writer.put(rowid: rowid, group: place.group, label: place.label, sortKey: sortKey)
                 return true
             } catch {
                 failure = error

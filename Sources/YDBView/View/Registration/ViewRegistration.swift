@@ -209,10 +209,9 @@ extension ReadWriteTransaction {
             repeat {
                 let upper = min(state.totalCount, lower + batch)
                 var failure: Error?
-                state.forEachPlace(inRanks: lower ..< upper) { rowid, place in
+                state.forEachStoredRow(inRanks: lower ..< upper) { rowid, place, sortKey in
                     do {
-                        try stored.put(rowid: rowid, group: place.group, label: place.label,
-                                       sortKey: state.sortKey(inGroup: place.group, label: place.label))
+                        try stored.put(rowid: rowid, group: place.group, label: place.label, sortKey: sortKey)
                         next = rowid + 1
                         return true
                     } catch {
