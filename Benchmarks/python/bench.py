@@ -11,7 +11,11 @@ For `rows` rows (default 100,000) in one group, sorted by a rank:
     both together (issue 10's baseline: the table and the sorted list);
   * one-row insert and update commits (medians), against sqlite3;
   * reading the top 50 rows of the group, with the connection's row cache
-    on (default) and off, against ``LIMIT 50``.
+    on (default) and off, against ``LIMIT 50``;
+  * populating each view over rows already committed (``register_view``
+    after the rows), against what an application without ydbview does with
+    rows already in sqlite3: ``SELECT key, rank`` and a SortedKeyList of
+    them, or ``CREATE INDEX``.
 The commits and reads of the three stores take turns, 50 at a time, so
 each figure and its baseline are measured over the same stretch of time.
 Prints a Markdown table; the ratios are what count.
@@ -68,13 +72,18 @@ def median_of(samples: List[float]) -> float:
 
 
 class Plain:
-    """The baseline: sqlite3, one table with an index that orders the group."""
+    """The baseline: sqlite3, one table with an index that orders the group
+    (made later, by ``index()``, when not ``indexed``)."""
 
-    def __init__(self, directory: str) -> None:
-        self.db = sqlite3.connect(os.path.join(directory, "plain.sqlite"), isolation_level=None)
+    def __init__(self, directory: str, name: str = "plain", indexed: bool = True) -> None:
+        self.db = sqlite3.connect(os.path.join(directory, name + ".sqlite"), isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, grp TEXT, rank INTEGER, object BLOB) WITHOUT ROWID")
+        if indexed:
+            self.index()
+
+    def index(self) -> None:
         self.db.execute("CREATE INDEX t_order ON t (grp, rank, key)")
 
     def load(self, values: List[int]) -> None:
@@ -190,6 +199,31 @@ def sorted_list(values: List[int]) -> float:
                                        key=lambda item: item))
 
 
+def populations(directory: str, values: List[int]) -> Dict[str, float]:
+    """Seconds to order `values` once they are committed: each view's
+    registration over the stored rows ("keyed", "compared"), and what
+    sqlite3 offers for the same rows: reading them into a SortedKeyList
+    ("sorted_list", nan without sortedcontainers) or an index ("index")."""
+    taken: Dict[str, float] = {}
+    plain = Plain(directory, "unindexed", indexed=False)
+    plain.load(values)
+    try:
+        from sortedcontainers import SortedKeyList
+        taken["sorted_list"] = timed(lambda: SortedKeyList(plain.db.execute("SELECT key, rank FROM t"),
+                                                           key=lambda row: (row[1], row[0])))
+    except ImportError:
+        taken["sorted_list"] = float("nan")
+    taken["index"] = timed(plain.index)
+    plain.close()
+    for name, sorting, key in (("keyed", None, rank_key), ("compared", by_rank, None)):
+        db = ydbview.Database(os.path.join(directory, name + "-populated.sqlite"))
+        with db.new_connection().read_write() as t:
+            t.set_many("items", [(f"k{i}", RANK.pack(rank)) for i, rank in enumerate(values)])
+        taken[name] = timed(lambda: db.register_view("v", one_group, sorting, key=key))
+        db.close()
+    return taken
+
+
 def main() -> None:
     values = ranks(1)
     with tempfile.TemporaryDirectory(prefix="ydbview-py-bench-") as directory:
@@ -204,6 +238,7 @@ def main() -> None:
         for store in many.values():
             store.close()
         sorted_load = sorted_list(values)
+        populated = populations(directory, values)
         figures = interleaved(stores)
         for store in stores.values():
             store.close()
@@ -235,6 +270,12 @@ def main() -> None:
                         ("top50_uncached", "read the top 50 rows, row cache off")]:
         print(f"| {label} | {us(base[name])} | {us(keyed[name])} | {keyed[name] / base[name]:.1f}x | "
               f"{us(compared[name])} | {compared[name] / base[name]:.1f}x |")
+    for baseline, label in [("sorted_list", f"register the view over {ROWS:,} stored rows "
+                                            "(vs SELECT key, rank + SortedKeyList)"),
+                            ("index", "the same registration vs CREATE INDEX")]:
+        print(f"| {label} | {ms(populated[baseline])} | {ms(populated['keyed'])} | "
+              f"{populated['keyed'] / populated[baseline]:.1f}x | {ms(populated['compared'])} | "
+              f"{populated['compared'] / populated[baseline]:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""The Python benchmark still runs end to end (a smoke run on a few rows:
-its figures are not checked, only that every row of its table is there
-with a ratio)."""
+"""The Python benchmark and the floors table still run end to end (smoke
+runs on a few rows: their figures are not checked, only that every row of
+their tables is there with a ratio or a verdict)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCH = Path(__file__).resolve().parents[3] / "Benchmarks" / "python" / "bench.py"
 
@@ -21,3 +23,29 @@ def test_benchmark_prints_every_figure_with_a_ratio() -> None:
         row = next((line for line in done.stdout.splitlines() if line.startswith(f"| {label} |")), None)
         assert row is not None, f"no row {label!r} in:\n{done.stdout}"
         assert re.search(r"\| \d+\.\dx \|", row), row
+
+
+FLOORS = BENCH.parents[1] / "floors.py"
+CHECKOUT = BENCH.parents[2]
+
+
+def test_the_floors_table_reads_every_program_it_runs() -> None:
+    """floors.py's quick mode over the C programs (built by the test
+    command): every row it prints has a figure and a verdict, so a change in
+    a program's table that the driver no longer reads fails here."""
+    programs = [CHECKOUT / "build" / name for name in
+                ("ydbview-c-bench", "ydbview-many-views", "ydbview-registration-stalls")]
+    missing = [str(program) for program in programs if not program.is_file()]
+    if missing:
+        pytest.skip(f"not built: {', '.join(missing)}")
+    done = subprocess.run([sys.executable, str(FLOORS), "--quick", "--skip-swift", "--skip-python",
+                           "--skip-valgrind"], capture_output=True, text=True, timeout=600, cwd=CHECKOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| floor |"))
+    table = lines[header + 2:]   # past the header and its |---| line
+    table = table[:next((i for i, line in enumerate(table) if not line.startswith("| ")), len(table))]
+    rows = [line for line in table if "not run (--skip" not in line]
+    assert len(rows) >= 20, done.stdout
+    for row in rows:
+        assert row.rstrip().endswith(("| yes |", "| no |", "| — |")), row
