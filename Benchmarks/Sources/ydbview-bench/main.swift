@@ -124,7 +124,8 @@ if !viewsResults.isEmpty {
                         ["rows", "rowKey(at:)", "SQL OFFSET", "engine ÷ SQL", "position(forKey:)", "SQL count(*)",
                          "engine ÷ SQL"])
     var reopen = Table("Views: reopen a persistent view with the same versionTag",
-                       ["rows", "open + registerView", "callbacks called", "rows loaded", "reopen ÷ population"])
+                       ["rows", "open + registerView", "callbacks called", "rows loaded", "reopen ÷ population",
+                        "plain: open + ordered scan", "reopen ÷ scan"])
     for r in viewsResults {
         let populate = median(r.populate), index = median(r.createIndex)
         population.add([count(r.n), sec(populate), sec(index), ratio(populate, index), sec(median(r.populateInMemory)),
@@ -157,7 +158,8 @@ if !viewsResults.isEmpty {
                      "\(us(r.positionPlain.median)) / \(us(r.positionPlain.p95))",
                      ratio(r.position.median, r.positionPlain.median)])
         reopen.add([count(r.n), sec(median(r.reopen)), "\(r.reopenCalls.max() ?? -1)", "\(r.reopenCount)",
-                    ratio(median(r.reopen), median(r.populate))])
+                    ratio(median(r.reopen), median(r.populate)), sec(median(r.orderedScan)),
+                    ratio(median(r.reopen), median(r.orderedScan))])
     }
     for table in [population, calls, latency, lookups, reopen] { print(table.render(), terminator: "") }
 }
