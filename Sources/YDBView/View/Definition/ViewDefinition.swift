@@ -361,6 +361,10 @@ public struct View: Sendable {
     func allows(_ collection: String) -> Bool {
         allowedNames?.contains(Name(collection)) ?? true
     }
+
+    /// The collections a scan of the rows reads: the allowed ones, each
+    /// once by its bytes, in byte order (nil: every collection).
+    var scannedCollections: [String]? { allowedNames.map { $0.sorted().map(\.value) } }
 }
 
 /// One group's rows in a binding's own form, for a population's sort (see

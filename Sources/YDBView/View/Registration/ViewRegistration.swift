@@ -318,13 +318,10 @@ extension ViewInstance {
     mutating func loadSortingRows(_ rows: RowReader) throws {
         guard definition.keepsSortingRowsInMemory, !definition.sorting.usesSortKeys else { return }
         let cache = SortingRowCache()
-        let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
         let places = state
-        try rows.scan(definition.sorting.flavour, collections: collections) { rowid, row in
+        try rows.scan(definition.sorting.flavour, collections: definition.scannedCollections) { rowid, row in
             if places.contains(rowid: rowid) { _ = cache.store(row, for: rowid, unbounded: true) }
         }
-        cache.transactionEnded()
         rowCache = cache
     }
 }
-

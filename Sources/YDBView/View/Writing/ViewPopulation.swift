@@ -253,12 +253,13 @@ struct ViewPopulation {
                 rowsScanned += 1
             } into: { rowid, row, group, _ in
                 let scanned = grouped[group]
+                let narrowed = row.narrowed(to: sortingFlavour)
                 scanned.rowids.append(rowid)
-                _ = sortingRows?.store(row.narrowed(to: sortingFlavour), for: rowid, unbounded: true)
+                _ = sortingRows?.store(narrowed, for: rowid, unbounded: true)
                 if let prepared = scanned.prepared {
-                    prepared.append(row.narrowed(to: sortingFlavour))
+                    prepared.append(narrowed)
                 } else {
-                    scanned.rows.append(row.narrowed(to: sortingFlavour))
+                    scanned.rows.append(narrowed)
                 }
             }
             // Progress (an asynchronous registration): pass by pass, and a
@@ -388,7 +389,7 @@ struct ViewPopulation {
     /// (`pause`), while the read transaction it scans is open.
     private func scanRows(_ flavour: ViewFlavour, _ context: ExtensionWriteContext, beforePause: () throws -> Void,
                           _ body: (Int64, ViewRow) throws -> Void) throws {
-        let collections = definition.allowedCollections.map { Set($0.map { Name($0) }).sorted().map(\.value) }
+        let collections = definition.scannedCollections
         guard let tick, let pause else {
             try context.rows.scan(flavour, collections: collections, body)
             return
