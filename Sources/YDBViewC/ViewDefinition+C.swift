@@ -81,14 +81,16 @@ func makeView(_ definition: CViewDefinition, name: String, slot: ViewSlot) throw
     var groupingBatch: ViewGrouping.Batch?
     var groupingPopulation: ViewGrouping.Batch = { txn, rows in try groupEach(name, slot, txn, rows) }
     if definition.groupingBatch != nil {
-        groupingBatch = { txn, rows in try callGroupingBatch(name, slot, txn, rows) }
-        if definition.populationBatches != 0 { groupingPopulation = groupingBatch! }
+        let batch: ViewGrouping.Batch = { txn, rows in try callGroupingBatch(name, slot, txn, rows) }
+        groupingBatch = batch
+        if definition.populationBatches != 0 { groupingPopulation = batch }
     }
     var keyBatch: ViewSorting.KeyBatch?
     var keyPopulation: ViewSorting.KeyBatch = { txn, rows in try keyEach(name, slot, txn, rows) }
     if definition.sortKeyBatch != nil {
-        keyBatch = { txn, rows in try callSortKeyBatch(name, slot, txn, rows) }
-        if definition.populationBatches != 0 { keyPopulation = keyBatch! }
+        let batch: ViewSorting.KeyBatch = { txn, rows in try callSortKeyBatch(name, slot, txn, rows) }
+        keyBatch = batch
+        if definition.populationBatches != 0 { keyPopulation = batch }
     }
     let grouping = ViewGrouping(flavour: try flavour(definition.groupingFlavour, "grouping_flavour"),
                                 options: try invokeOptions(definition.groupingInvoke, "grouping_invoke"),

@@ -61,9 +61,8 @@ final class SortingRowCache: @unchecked Sendable {
         }
         rows[rowid] = entry
         bytes += cost
-        if storedSinceCommit != nil {
-            if storedSinceCommit!.count < Self.trackedStores { storedSinceCommit!.append(rowid) } else { storedSinceCommit = nil }
-        }
+        storedSinceCommit?.append(rowid)
+        if let count = storedSinceCommit?.count, count > Self.trackedStores { storedSinceCommit = nil }
         return entry
     }
 
@@ -74,20 +73,24 @@ final class SortingRowCache: @unchecked Sendable {
     func removeAll(keepingCapacity: Bool = false) {
         rows.removeAll(keepingCapacity: keepingCapacity)
         bytes = 0
-        storedSinceCommit = []
+        trackAfresh()
     }
 
     /// The transaction that used the cache committed: what it stored stays.
-    func transactionEnded() {
-        if storedSinceCommit?.isEmpty != true { storedSinceCommit = [] }
-    }
+    func transactionEnded() { trackAfresh() }
 
     /// The transaction that used the cache rolled back: the rows it stored
     /// may be rows as it changed them.
     func transactionRolledBack() {
         guard let stored = storedSinceCommit else { return removeAll() }
         for rowid in stored { forget(rowid) }
-        storedSinceCommit = []
+        trackAfresh()
+    }
+
+    /// The next transaction's stores are tracked from none (the array's
+    /// room kept: most commits store a few rows).
+    private func trackAfresh() {
+        if storedSinceCommit == nil { storedSinceCommit = [] } else { storedSinceCommit!.removeAll(keepingCapacity: true) }
     }
 
     var count: Int { rows.count }
