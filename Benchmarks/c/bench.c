@@ -54,12 +54,7 @@
 #include "bench_support.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Du;
-static uint64_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_random(void) { return xorshift64(&rng); }
 
 static double median(double *samples, int count) {
     qsort(samples, (size_t)count, sizeof *samples, compare_doubles);

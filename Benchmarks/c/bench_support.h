@@ -1,10 +1,12 @@
 /*
 ** bench_support.h -- what the C benchmark programs share: stop on a failed
-** call, a monotonic clock in seconds, and a comparison for sorting samples.
+** call, a monotonic clock in seconds, a comparison for sorting samples, and
+** a seeded random number generator.
 */
 #ifndef YDBVIEW_BENCH_SUPPORT_H
 #define YDBVIEW_BENCH_SUPPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,6 +32,15 @@ static inline double now(void) {
 static inline int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* The next number of a xorshift64 sequence kept in *state (never 0): the
+** same rows and commits in every run and every store of a run. */
+static inline uint64_t xorshift64(uint64_t *state) {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
 }
 
 #endif

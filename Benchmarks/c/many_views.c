@@ -50,12 +50,7 @@ typedef struct {
 } numbers;
 
 static uint64_t random_state = 0x9E3779B97F4A7C15ull;
-static int64_t next_number(void) {
-    random_state ^= random_state << 13;
-    random_state ^= random_state >> 7;
-    random_state ^= random_state << 17;
-    return (int64_t)(random_state >> 24);
-}
+static int64_t next_number(void) { return (int64_t)(xorshift64(&random_state) >> 24); }
 
 static numbers random_numbers(void) {
     numbers n;

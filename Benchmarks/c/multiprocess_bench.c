@@ -60,12 +60,7 @@ typedef struct {
 } item;
 
 static uint64_t random_state = 0x9E3779B97F4A7C15ull;
-static uint64_t next_random(void) {
-    random_state ^= random_state << 13;
-    random_state ^= random_state >> 7;
-    random_state ^= random_state << 17;
-    return random_state;
-}
+static uint64_t next_random(void) { return xorshift64(&random_state); }
 
 static item random_item(void) {
     item it;

@@ -98,7 +98,7 @@ static void *write_loop(void *argument) {
         ydb_txn *txn;
         char key[32], object[32];
         double started = now();
-        random ^= random << 13; random ^= random >> 7; random ^= random << 17;
+        xorshift64(&random);
         snprintf(key, sizeof key, "k%d", (int)(random % (uint64_t)w->rows));
         snprintf(object, sizeof object, "rank:%d", (int)(random >> 33) % 1000000);
         MUST(ydb_txn_begin_read_write(conn, &txn));
