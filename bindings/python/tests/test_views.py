@@ -423,6 +423,31 @@ def test_misuse(jdb: ydbview.Database) -> None:
         jdb.register_view("w", lambda row: "g", lambda g, a, b: 0)
 
 
+@ydbview.grouping(flavour="object")
+def _group_g(row: ydbview.ViewRow) -> Optional[str]:
+    return row.object["g"]
+
+
+@ydbview.sorting(flavour="object")
+def _order_n_then_key(group: str, a: ydbview.ViewRow, b: ydbview.ViewRow) -> int:
+    left, right = (a.object["n"], a.key), (b.object["n"], b.key)
+    return (left > right) - (left < right)
+
+
+def _assert_view_matches_sorted(conn: ydbview.Connection, model: Dict[str, dict]) -> None:
+    """View "v" (``_group_g``, ``_order_n_then_key``) holds exactly
+    ``model``'s rows, grouped by "g" and ordered as sorted() orders them."""
+    with conn.read() as t:
+        v = t.view("v")
+        expected: Dict[str, List[str]] = {}
+        for key, obj in sorted(model.items(), key=lambda item: (item[1]["n"], item[0])):
+            if obj["g"] is not None:
+                expected.setdefault(obj["g"], []).append(key)
+        assert v.groups == sorted(expected)
+        for name, keys_in_order in expected.items():
+            assert [k for _c, k in v.keys(name)] == keys_in_order
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["set", "remove", "meta"]),
                           st.integers(0, 15),
@@ -432,17 +457,7 @@ def test_misuse(jdb: ydbview.Database) -> None:
 def test_random_operations_match_sorted(ops: List[tuple]) -> None:
     with ydbview.Database(serializer=ydbview.JSONSerializer()) as db:
         conn = db.new_connection()
-
-        @ydbview.grouping(flavour="object")
-        def group(row: ydbview.ViewRow) -> Optional[str]:
-            return row.object["g"]
-
-        @ydbview.sorting(flavour="object")
-        def order(group: str, a: ydbview.ViewRow, b: ydbview.ViewRow) -> int:
-            left, right = (a.object["n"], a.key), (b.object["n"], b.key)
-            return (left > right) - (left < right)
-
-        db.register_view("v", group, order)
+        db.register_view("v", _group_g, _order_n_then_key)
         model: Dict[str, dict] = {}
         for chunk in range(0, len(ops), 5):
             with conn.read_write() as t:
@@ -456,15 +471,7 @@ def test_random_operations_match_sorted(ops: List[tuple]) -> None:
                         t.remove("c", key)
                     elif key in model:
                         t.replace_metadata("c", key, {"n": n})
-        with conn.read() as t:
-            v = t.view("v")
-            expected: Dict[str, List[str]] = {}
-            for key, obj in sorted(model.items(), key=lambda item: (item[1]["n"], item[0])):
-                if obj["g"] is not None:
-                    expected.setdefault(obj["g"], []).append(key)
-            assert v.groups == sorted(expected)
-            for name, keys_in_order in expected.items():
-                assert [k for _c, k in v.keys(name)] == keys_in_order
+        _assert_view_matches_sorted(conn, model)
 
 
 def test_row_cache_shows_each_commit_like_an_uncached_connection(jdb: Any) -> None:
@@ -523,20 +530,10 @@ def test_sorting_rows_in_memory_match_sorted_through_rollbacks(chunks: List[tupl
     and then rolled back."""
     with ydbview.Database(serializer=ydbview.JSONSerializer()) as db:
         conn = db.new_connection()
-
-        @ydbview.grouping(flavour="object")
-        def group(row: ydbview.ViewRow) -> Optional[str]:
-            return row.object["g"]
-
-        @ydbview.sorting(flavour="object")
-        def order(group: str, a: ydbview.ViewRow, b: ydbview.ViewRow) -> int:
-            left, right = (a.object["n"], a.key), (b.object["n"], b.key)
-            return (left > right) - (left < right)
-
         with conn.read_write() as t:
             for number in range(0, 16, 2):
                 t.set("c", f"k{number}", {"g": "a", "n": number % 5})
-        db.register_view("v", group, order, sorting_rows_in_memory=True)
+        db.register_view("v", _group_g, _order_n_then_key, sorting_rows_in_memory=True)
         model: Dict[str, dict] = {f"k{number}": {"g": "a", "n": number % 5} for number in range(0, 16, 2)}
         for rolls_back, ops in chunks:
             changed = dict(model)
@@ -555,12 +552,4 @@ def test_sorting_rows_in_memory_match_sorted_through_rollbacks(chunks: List[tupl
                 model = changed
             except _RollBack:
                 pass
-            with conn.read() as t:
-                v = t.view("v")
-                expected: Dict[str, List[str]] = {}
-                for key, obj in sorted(model.items(), key=lambda item: (item[1]["n"], item[0])):
-                    if obj["g"] is not None:
-                        expected.setdefault(obj["g"], []).append(key)
-                assert v.groups == sorted(expected)
-                for name, keys_in_order in expected.items():
-                    assert [k for _c, k in v.keys(name)] == keys_in_order
+            _assert_view_matches_sorted(conn, model)
